@@ -42,6 +42,8 @@ def _prep(nb):
             for o in c.get('outputs', []):
                 md = o.get('data', {}).get('text/markdown')
                 if md: o['data']['text/markdown'] = re.sub(r'\{target="_blank"[^}]*\}', '', md)
+        if c.cell_type == 'markdown':               # fastcore's `## Name -` headings: the dash only hides them from a TOC
+            c.source = re.sub(r'^(#+ .*?)\s+-\s*$', r'\1', c.source, flags=re.M)
         cells.append(c)
     if fm.get('title'):
         cells.insert(0, nbformat.v4.new_markdown_cell(f"# {fm['title']}\n\n> {fm.get('description', '')}"))
@@ -72,7 +74,7 @@ def _local_mathjax(out):
     except ImportError: return None
     src = Path(jupyter_server_mathjax.__file__).parent / 'static'
     if not (out / 'mathjax' / 'MathJax.js').exists(): shutil.copytree(src, out / 'mathjax', dirs_exist_ok=True)
-    return 'mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe'
+    return 'mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe'   # the config this package ships
 
 
 def _order(p):
@@ -91,6 +93,8 @@ def build_docs(out=None, readme=True):
     c = Config(); c.TagRemovePreprocessor.enabled = True
     c.TagRemovePreprocessor.remove_input_tags = {'remove_input'}
     c.TagRemovePreprocessor.remove_all_outputs_tags = {'remove_output'}
+    c.TemplateExporter.exclude_input_prompt = True
+    c.TemplateExporter.exclude_output_prompt = True
     exp = HTMLExporter(config=c, template_name='lab')
     mj = _local_mathjax(out)
     if mj: exp.mathjax_url = mj               # math renders with no network
