@@ -70,3 +70,22 @@ def test_readme_is_the_index_notebook():
         if c["cell_type"] == "markdown":
             first = "".join(c["source"]).strip().splitlines()[0].lstrip("#> ").strip()
             assert first in md, f"README.md lacks {first!r}: run python tools/build_docs.py"
+
+
+def _chromium():
+    import shutil
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(not _chromium(), reason="Debian's chromium is not installed (apt-get install chromium)")
+def test_pages_render_math_in_headless_chromium(site, tmp_path):
+    "Open every page in headless Chromium, offline: MathJax typesets the math with no processing error."
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path}", "--virtual-time-budget=15000", "--dump-dom"]
+    for nb in NBS:
+        dom = subprocess.run([_chromium(), *flags, (site / _page(nb)).as_uri()], capture_output=True,
+                             text=True, timeout=120).stdout
+        assert 'class="grci-main"' in dom, f"{_page(nb)} did not load"
+        assert 'class="MathJax_Error"' not in dom, f"{_page(nb)} has a math processing error"
+        assert 'class="MathJax"' in dom or 'class="MathJax_Display"' in dom, f"{_page(nb)} typeset no math"

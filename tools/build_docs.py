@@ -51,6 +51,11 @@ def _prep(nb):
     return fm
 
 
+_MATHJAX_FONTS = """<script type="text/x-mathjax-config">
+MathJax.Hub.Config({"HTML-CSS": {webFont: "STIX-Web", availableFonts: [], preferredFont: null, imageFont: null},
+                   SVG: {font: "STIX-Web"}});
+</script>"""   # the jupyter-server-mathjax copy ships STIX-Web fonts only (no TeX web fonts)
+
 _CSS = """<style>
 body{margin:0} .grci-side{position:fixed;top:0;left:0;width:230px;height:100%;overflow:auto;background:#f6f7f9;
 border-right:1px solid #ddd;padding:1em;font:14px sans-serif;box-sizing:border-box}
@@ -109,7 +114,7 @@ def build_docs(out=None, readme=True):
     pages = [(f, t, None) for f, t, _ in rendered]
     for i, (fname, title, body) in enumerate(rendered):
         side, pn = _nav(pages, i)
-        body = body.replace('</head>', _CSS + '</head>', 1)
+        body = body.replace('</head>', _MATHJAX_FONTS + _CSS + '</head>', 1)
         body = re.sub(r'<body([^>]*)>', lambda m: f'<body{m[1]}>{side}<div class="grci-main">', body, count=1)
         body = body.replace('</body>', f'{pn}</div></body>', 1)
         (out / fname).write_text(body)
