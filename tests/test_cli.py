@@ -1,0 +1,257 @@
+"""The `grci-lit` command line, run as a user runs it: in a subprocess (`python -m grci_lit.cli ...`)."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from grci_lit.simulate import sample_dag
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg")
+NAMES = [f"v{j}" for j in range(6)]
+
+
+def cli(*args, cwd=None):
+    "Run `python -m grci_lit.cli *args`; return the CompletedProcess (text stdout/stderr)."
+    return subprocess.run([sys.executable, "-m", "grci_lit.cli", *map(str, args)], capture_output=True, text=True,
+                          env=ENV, cwd=cwd, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def sim_csv(tmp_path_factory):
+    "A CSV of the paper's synthetic design: 6 variables v0..v5, binary `dx`, ids in `pid`; and the sample."
+    s = sample_dag(p=7, n=250, seed=1)
+    df = pd.DataFrame(s.X, columns=NAMES).assign(dx=s.D, pid=np.arange(500, 750))
+    path = tmp_path_factory.mktemp("data") / "sim.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def test_help_lists_the_commands():
+    r = cli("--help")
+    assert r.returncode == 0
+    assert "run" in r.stdout and "demo" in r.stdout
+    r = cli("run", "--help")
+    assert r.returncode == 0 and "--target" in r.stdout and "--dropna" in r.stdout
+
+
+def test_demo_prints_root_causes():
+    r = cli("demo", "--quiet")
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stdout.splitlines() if l.strip().startswith("patient")]
+    assert len(lines) == 5
+    known = {"age", "bili", "chol", "albumin", "copper", "alk.phos", "ast", "trig", "platelet", "protime"}
+    for l in lines:   # "patient <id>: bili .., age ..  ->  cause, cause  truth: a, b"
+        causes = l.split("->")[1].split("truth:")[0].replace(",", " ").split()
+        assert causes and set(causes) <= known | {"(none)"}
+    assert "Traceback" not in r.stderr
+
+
+def test_run_writes_every_output(sim_csv, tmp_path):
+    path, df = sim_csv
+    out = tmp_path / "res"
+    r = cli("run", path, "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "2", "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    assert "GRCI on" in r.stdout
+    names = {p.name for p in out.iterdir()}
+    for f in ("shapley_values.csv", "root_causes.csv", "errors.csv", "skeleton.csv", "order.csv", "grci.pkl", "summary.png"):
+        assert f in names
+    assert len([n for n in names if n.startswith("patient_") and n.endswith(".png")]) == 2
+    shap = pd.read_csv(out / "shapley_values.csv", index_col=0)
+    assert shap.shape == (250, 6) and list(shap.columns) == NAMES and list(shap.index) == list(df.pid)
+    errors = pd.read_csv(out / "errors.csv", index_col=0)
+    assert errors.shape == (250, 6) and list(errors.columns) == NAMES and np.isfinite(errors.to_numpy()).all()
+    rc = pd.read_csv(out / "root_causes.csv", index_col=0)
+    assert list(rc.columns) == ["dx", "log_odds", "n_root_causes", "root_cause_1", "root_cause_2", "root_cause_3"]
+    assert (rc.dx.to_numpy() == df.dx.to_numpy()).all()
+    assert (rc.n_root_causes.to_numpy() == (shap.to_numpy() > 0).sum(1)).all()
+    top = shap.idxmax(axis=1).where(shap.max(axis=1) > 0)
+    assert (rc.root_cause_1.fillna("-") == top.fillna("-")).all()          # the first root cause is the largest s > 0
+    sk = pd.read_csv(out / "skeleton.csv", index_col=0)
+    assert sk.shape == (6, 6) and list(sk.columns) == NAMES and list(sk.index) == NAMES
+    assert (sk.to_numpy() == sk.to_numpy().T).all() and not np.diag(sk.to_numpy()).any()
+    order = pd.read_csv(out / "order.csv")
+    assert list(order.columns) == ["position", "variable"] and sorted(order.variable) == NAMES
+    # the pickled model explains the same patients the same way
+    from grci_lit.grci import GRCI
+    g = GRCI.load(out / "grci.pkl")
+    assert np.allclose(g.explain(df[NAMES]).to_numpy(), shap.to_numpy(), atol=1e-4)
+    # and the same seed gives the same Shapley values
+    r2 = cli("run", path, "--target", "dx", "--index-col", "pid", "--out", tmp_path / "again", "--plots", "0",
+             "--seed", "3", "--quiet")
+    assert r2.returncode == 0 and r2.stdout == ""
+    assert (pd.read_csv(tmp_path / "again" / "shapley_values.csv", index_col=0).to_numpy() == shap.to_numpy()).all()
+
+
+def _bad_files(folder, df):
+    "name -> (arguments after `run`, a word the error message must contain)."
+    f = lambda name: folder / name
+    df.assign(v2=df.v2.astype(object).where(df.index != 5, "high")).to_csv(f("text.csv"), index=False)
+    df.assign(v3=np.where(df.index < 4, np.nan, df.v3)).to_csv(f("gaps.csv"), index=False)
+    df.assign(dx=df.index % 3).to_csv(f("three.csv"), index=False)
+    df.assign(dx=np.where(df.dx == 1, "yes", "no")).to_csv(f("words.csv"), index=False)
+    df.assign(dx=1).to_csv(f("one.csv"), index=False)
+    df.iloc[:30].to_csv(f("short.csv"), index=False)
+    df.assign(v4=2.5).to_csv(f("constant.csv"), index=False)
+    df.assign(v1=np.where(df.index == 7, np.inf, df.v1)).to_csv(f("inf.csv"), index=False)
+    f("empty.csv").write_text("")
+    return {"missing file": ((f("nope.csv"), "--target", "dx"), "not found"),
+            "missing target": ((f("text.csv"), "--target", "died"), "'died'"),
+            "non-numeric column": ((f("text.csv"), "--target", "dx"), "v2"),
+            "NaN without --dropna": ((f("gaps.csv"), "--target", "dx"), "--dropna"),
+            "D not binary": ((f("three.csv"), "--target", "dx"), "binary"),
+            "D as words": ((f("words.csv"), "--target", "dx"), "binary"),
+            "one class": ((f("one.csv"), "--target", "dx"), "one class"),
+            "too few rows": ((f("short.csv"), "--target", "dx"), "30 rows"),
+            "constant column": ((f("constant.csv"), "--target", "dx"), "v4"),
+            "infinite value": ((f("inf.csv"), "--target", "dx"), "v1"),
+            "empty file": ((f("empty.csv"), "--target", "dx"), "empty"),
+            "missing index column": ((f("text.csv"), "--target", "dx", "--index-col", "id"), "'id'")}
+
+
+BAD_CASES = ["missing file", "missing target", "non-numeric column", "NaN without --dropna", "D not binary",
+             "D as words", "one class", "too few rows", "constant column", "infinite value", "empty file",
+             "missing index column"]
+
+
+@pytest.fixture(scope="module")
+def bad_files(sim_csv, tmp_path_factory):
+    return _bad_files(tmp_path_factory.mktemp("bad"), sim_csv[1].drop(columns="pid"))
+
+
+def _check_one_line(code, stderr, word, out):
+    assert code == 2, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("grci-lit: error: "), stderr
+    assert word in lines[0], lines[0]
+    assert not out.exists()                                                  # nothing written on failure
+
+
+@pytest.mark.parametrize("case", ["missing file", "non-numeric column", "NaN without --dropna", "too few rows"])
+def test_bad_csv_subprocess(case, bad_files, tmp_path):
+    "A few cases end to end: exit code 2 and one line on stderr, no traceback."
+    args, word = bad_files[case]
+    r = cli("run", *args, "--out", tmp_path / "out", "--quiet")
+    _check_one_line(r.returncode, r.stderr, word, tmp_path / "out")
+
+
+@pytest.mark.parametrize("case", BAD_CASES)
+def test_bad_csv_every_case(case, bad_files, tmp_path, capsys):
+    "Every case through `main(argv)` in-process (the function the console script calls)."
+    from grci_lit.cli import main
+    args, word = bad_files[case]
+    code = main(["run", *map(str, args), "--out", str(tmp_path / "out"), "--quiet"])
+    _check_one_line(code, capsys.readouterr().err, word, tmp_path / "out")
+
+
+def test_dropna_reports_the_count(bad_files, tmp_path):
+    args, _ = bad_files["NaN without --dropna"]
+    r = cli("run", *args, "--dropna", "--out", tmp_path / "out", "--quiet", "--plots", "0")
+    assert r.returncode == 0, r.stderr
+    assert "dropped 4 incomplete row(s); 246 remain" in r.stdout
+    assert len(pd.read_csv(tmp_path / "out" / "shapley_values.csv")) == 246
+
+
+@pytest.mark.skipif(shutil.which("grci-lit") is None, reason="the grci-lit entry point is not installed")
+def test_entry_point():
+    r = subprocess.run(["grci-lit", "--help"], capture_output=True, text=True, env=ENV, timeout=120)
+    assert r.returncode == 0 and "demo" in r.stdout
+
+
+# ------------------------------------------------------------------------------------------- grci-lit bench
+def test_bench_help_lists_the_benchmarks():
+    r = cli("bench", "--help")
+    assert r.returncode == 0, r.stderr
+    for b in ("pairs", "tuebingen", "skeleton", "partial-out", "grci"):
+        assert b in r.stdout
+    r = cli("bench", "pairs", "--help")
+    assert r.returncode == 0 and "--n-pairs" in r.stdout and "--methods" in r.stdout
+
+
+def test_bench_pairs_tiny(tmp_path):
+    r = cli("bench", "pairs", "--n-pairs", "2", "--n", "200", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Synthetic pairs: 2 pairs per scenario, n = 200" in r.stdout and "Traceback" not in r.stderr
+    t = pd.read_csv(tmp_path / "pairs.csv")
+    assert len(t) == 7 * 3 and sorted(set(t.method)) == ["grci", "lingam", "resit"]
+    assert t.accuracy.between(0, 1).all() and (t.pairs == 2).all() and (t.n == 200).all()
+    # the same seed gives the same table
+    r2 = cli("bench", "pairs", "--n-pairs", "2", "--n", "200", "--out", tmp_path / "again")
+    assert (pd.read_csv(tmp_path / "again" / "pairs.csv").accuracy == t.accuracy).all()
+
+
+def test_bench_tuebingen_lingam():
+    r = cli("bench", "tuebingen", "--methods", "lingam")
+    assert r.returncode == 0, r.stderr
+    assert "Tübingen: 97 pairs" in r.stdout and "lingam" in r.stdout
+
+
+def test_bench_other_commands_tiny(tmp_path):
+    r = cli("bench", "partial-out", "--sizes", "300", "1000", "--reps", "1", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert list(pd.read_csv(tmp_path / "partial_out.csv").n) == [300, 1000]
+    r = cli("bench", "grci", "accuracy", "--n", "200", "--p", "5")
+    assert r.returncode == 0, r.stderr
+    assert "local accuracy" in r.stdout
+    r = cli("bench", "skeleton", "--only", "calibration", "--reps", "3", "--n", "200", "--no-causallearn")
+    assert r.returncode == 0, r.stderr
+    assert "reject_rate_null" in r.stdout
+
+
+def test_bench_bad_sizes_one_line():
+    from grci_lit.cli import main
+    assert main(["bench", "pairs", "--n-pairs", "0"]) == 2
+    r = cli("bench", "grci", "rbo", "--seeds", "0")
+    assert r.returncode == 2 and r.stderr.strip().startswith("grci-lit: error: --seeds must be >= 1")
+
+
+def test_bench_synth_resumes(tmp_path):
+    argv = ("bench", "synth", "--p", "6", "--n", "200", "--reps", "2", "--n-truth", "2000", "--methods", "grci", "rci",
+            "--out", tmp_path, "--no-progress")
+    r = cli(*argv)
+    assert r.returncode == 0, r.stderr
+    assert "mean rbo" in r.stdout and "mean mse" in r.stdout and "mean seconds" in r.stdout
+    files = sorted((tmp_path / "synth").glob("*.json"))
+    assert len(files) == 4                                                   # 2 data sets x 2 methods
+    first = pd.read_csv(tmp_path / "synth_results.csv")
+    assert first.rbo.between(0, 1).all() and set(first.method) == {"grci", "rci"}
+    files[0].unlink()                                                        # an interrupted run lost one result
+    stamps = {f: f.stat().st_mtime_ns for f in files[1:]}
+    r = cli(*argv)
+    assert r.returncode == 0, r.stderr
+    assert all(f.stat().st_mtime_ns == t for f, t in stamps.items())         # the others were not recomputed
+    again = pd.read_csv(tmp_path / "synth_results.csv")
+    assert (again.rbo.to_numpy() == first.rbo.to_numpy()).all()              # and the lost one came back identical
+
+
+def test_bench_real_tiny(tmp_path):
+    r = cli("bench", "real", "--datasets", "pbc", "--bootstraps", "1", "--methods", "rci", "ica", "--out", tmp_path,
+            "--no-progress")
+    assert r.returncode == 0, r.stderr
+    t = pd.read_csv(tmp_path / "real_results.csv")
+    assert list(t.method) == ["rci", "ica"] and t.rbo.between(0, 1).all() and (t.dataset == "pbc").all()
+
+
+def test_bench_dask_needs_a_scheduler(tmp_path):
+    r = cli("bench", "synth", "--backend", "dask", "--out", tmp_path)
+    assert r.returncode == 2 and "--scheduler" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_dask_backend_matches_joblib(tmp_path):
+    "The same jobs on a dask LocalCluster give the numbers joblib gives (dask is in the optional `bench` extra)."
+    dd = pytest.importorskip("dask.distributed")
+    from grci_lit.experiments import run_experiment, synth_jobs
+    jobs = synth_jobs(ps=(6,), ns=(200,), reps=2, methods=("grci", "ica"), n_truth=2000, start=11)
+    with dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+         dd.Client(cluster) as client:
+        on_dask = run_experiment(jobs, tmp_path / "dask", backend="dask", scheduler=client.scheduler.address, progress=False)
+    on_joblib = run_experiment(jobs, tmp_path / "joblib", n_jobs=1, progress=False)
+    cols = ["seed", "method", "rbo", "mse"]
+    assert len(on_dask) == 4
+    assert (on_dask[cols].to_numpy() == on_joblib[cols].to_numpy()).all()
