@@ -11,7 +11,7 @@ __all__ = ['RESIDUALIZERS', 'CI_TESTS', 'TOY_STRUCTURES', 'weighted_chi2_cumulan
            'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test', 'mars_p_value', 'spline_p_value',
            'fisher_z_p_value', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
 
-# %% ../nbs/05_ci_tests.ipynb #88afd899
+# %% ../nbs/05_ci_tests.ipynb #c3c6e272
 import math
 from dataclasses import dataclass, field
 
@@ -20,7 +20,10 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaincc, ndtr
 
-# %% ../nbs/05_ci_tests.ipynb #8cdee3a3
+try: from numpy.linalg._umath_linalg import det as _det_gufunc     # np.linalg.det without its Python-side checks
+except ImportError: _det_gufunc = None
+
+# %% ../nbs/05_ci_tests.ipynb #0aff7fb9
 def _check_weights(weights):
     w = np.asarray(weights, dtype=float).ravel()
     if w.size == 0: raise ValueError("weights is empty: need at least one positive weight")
@@ -46,7 +49,7 @@ def moments_from_cumulants(
         m[r] = sum(math.comb(r - 1, j - 1) * kappa[j - 1] * m[r - j] for j in range(1, r + 1))
     return m[1:]
 
-# %% ../nbs/05_ci_tests.ipynb #0671163e
+# %% ../nbs/05_ci_tests.ipynb #0c586486
 def hbe_sf(
     weights, # positive weights lambda_k
     q, # quantile(s)
@@ -59,14 +62,22 @@ def hbe_sf(
     return gammaincc(nu / 2, np.maximum(x, 0) / 2)
 
 _HANKEL = {N: np.add.outer(np.arange(N + 1), np.arange(N + 1)) for N in range(1, 9)}
+_STEPS = {N: np.arange(2 * N, dtype=float) for N in range(1, 9)}
 
 def _lpb_matrix(lam, m, N):
     "Delta_N(lam): entries m_{i+j} / prod_{k<i+j} (1 + k lam), with m_0 = 1."
-    h = np.empty(2 * N + 1); h[0] = 1.0
-    h[1:] = m[:2 * N] / np.cumprod(1.0 + np.arange(2 * N) * lam)
-    return h[_HANKEL[N]]
+    return np.concatenate(([1.0], m[:2 * N] / np.cumprod(_STEPS[N] * lam + 1.0)))[_HANKEL[N]]
 
-def _lpb_det(lam, m, N): return np.linalg.det(_lpb_matrix(lam, m, N))
+def _det(a): return _det_gufunc(a, signature="d->d") if _det_gufunc is not None else np.linalg.det(a)
+
+def _lpb_det(lam, m, N): return _det(_lpb_matrix(lam, m, N))
+
+def _weighted_chi2_moments(w, order):
+    "Raw moments m_1 .. m_order of sum_k w_k chi2_1, as `moments_from_cumulants(weighted_chi2_cumulants(w, order))`."
+    kappa = [2.0**(r - 1) * math.factorial(r - 1) * float(np.sum(w**r)) for r in range(1, order + 1)]
+    m = [1.0]
+    for r in range(1, order + 1): m.append(sum(math.comb(r - 1, j - 1) * kappa[j - 1] * m[r - j] for j in range(1, r + 1)))
+    return np.array(m[1:])
 
 def lpb4_sf(
     weights, # positive weights lambda_k (at least `support` of them)
@@ -77,14 +88,13 @@ def lpb4_sf(
     w = _check_weights(weights)
     if w.size < support: raise ValueError(f"LPB{support} needs at least {support} weights; got {w.size}")
     s = w.mean(); w = w / s; q = np.asarray(q, dtype=float) / s
-    m = moments_from_cumulants(weighted_chi2_cumulants(w, 2 * support))
+    m = _weighted_chi2_moments(w, 2 * support)
     lam = m[1] / m[0]**2 - 1
     for N in range(2, support + 1): lam = brentq(_lpb_det, 0.0, lam, args=(m, N), xtol=1e-9)   # as momentchi2
     M = _lpb_matrix(lam, m, support)
-    coef = np.empty(support + 1)
-    for k in range(support + 1):
-        Mk = M.copy(); Mk[:, -1] = 0.0; Mk[k, -1] = 1.0
-        coef[k] = np.linalg.det(Mk)
+    Mk = np.repeat(M[None], support + 1, axis=0); Mk[:, :, -1] = 0.0   # last column -> e_k, all k at once
+    Mk[np.arange(support + 1), np.arange(support + 1), -1] = 1.0
+    coef = _det(Mk)
     mu = np.sort(np.real(np.roots(coef[::-1])))
     pi = np.linalg.solve(mu[None, :] ** np.arange(support)[:, None], M[:support, 0])
     if not (np.all(mu > 0) and np.all(np.isfinite(pi)) and np.all(pi > -1e-8) and abs(pi.sum() - 1) < 1e-6):
@@ -107,7 +117,7 @@ def weighted_chi2_sf(
         except (ValueError, FloatingPointError, np.linalg.LinAlgError, RuntimeError): pass
     return float(np.clip(hbe_sf(w, q), 0, 1)), "hbe"
 
-# %% ../nbs/05_ci_tests.ipynb #ae6c2d7a
+# %% ../nbs/05_ci_tests.ipynb #8b7aaf5b
 def earth_spans(
     n:int, # number of cases
     d:int, # number of predictors
@@ -143,7 +153,7 @@ def gcv_score(
     den = n * (1 - np.minimum(C, n - 1) / n) ** 2                    # C >= n is masked below
     return np.where(C < n, np.asarray(rss, dtype=float) / den, np.inf)
 
-# %% ../nbs/05_ci_tests.ipynb #6c0428db
+# %% ../nbs/05_ci_tests.ipynb #e31fb400
 @dataclass
 class MarsFit:
     "A fitted degree-1 multi-response MARS model."
@@ -168,12 +178,17 @@ def _eval_terms(terms, z):
         else: cols.append(np.maximum(t - z[:, v], 0))
     return np.column_stack(cols)
 
+def _suffix_at2(a_sorted, pos):
+    "Sums over the sorted cases strictly after each position in `pos`, along the last axis of a 3-D array."
+    cs = np.cumsum(a_sorted, axis=-1)
+    return cs[..., -1:] - cs[..., pos]
+
 def _suffix_at(a_sorted, pos):
     "Sums over the sorted cases strictly after each position in `pos` (along axis 1)."
     cs = np.cumsum(a_sorted, axis=1)
     return cs[:, -1:] - cs[:, pos] if a_sorted.ndim == 2 else cs[:, -1:, :] - cs[:, pos, :]
 
-# %% ../nbs/05_ci_tests.ipynb #1a3be002
+# %% ../nbs/05_ci_tests.ipynb #8ba8c434
 def mars_forward(
     z:np.ndarray, # (n, d) predictors
     Y:np.ndarray, # (n, r) responses
@@ -189,23 +204,25 @@ def mars_forward(
     ms, es = earth_spans(n, d)
     ms = ms if minspan <= 0 else int(minspan); es = es if endspan <= 0 else int(endspan)
     P = knot_positions(n, ms, es); K = P.size
-    O = (np.argsort(z, axis=0, kind="stable") if order is None else order).T   # (d, n) sort order of each variable
+    O = np.argsort(z.T, axis=1, kind="stable") if order is None else order.T   # (d, n) sort order of each variable
     xs = np.take_along_axis(z.T, O, axis=1)                          # (d, n) sorted values
     t = xs[:, P]                                                     # (d, K) knot values
     cnt = (n - 1 - P).astype(float)                                  # cases above each knot
-    Sx, Sx2 = _suffix_at(xs, P), _suffix_at(xs**2, P)
+    xs2 = xs**2
+    Sx, Sx2 = _suffix_at(xs, P), _suffix_at(xs2, P)
     cc = Sx2 - 2 * t * Sx + t**2 * cnt                               # c'c for c = (x - t)_+
     csum = Sx - t * cnt                                              # 1'c
     cvar = cc - csum**2 / n                                          # variation of c
-    xsum, xvar = xs.sum(1), (xs**2).sum(1) - xs.sum(1)**2 / n
+    xsum = xs.sum(1); xvar = xs2.sum(1) - xsum**2 / n
     Yc = Y - Y.mean(0); tss = rss = float(np.sum(Yc**2))            # residuals R = Yc - QQ'Yc are never formed
-    Rs = Yc[O]                                                       # (d, n, r)
-    Rc = _suffix_at(xs[..., None] * Rs, P) - t[..., None] * _suffix_at(Rs, P)   # R'c, (d, K, r)
-    Rx = np.einsum("dn,dnr->dr", xs, Rs)                             # R'x, (d, r)
+    Rs = np.ascontiguousarray(Yc.T)[:, O]                            # (r, d, n): running sums along the last axis
+    Rc = _suffix_at2(xs * Rs, P) - t * _suffix_at2(Rs, P)             # R'c, (r, d, K): sums over r add whole (d, K) planes
+    Rx = np.einsum("dn,rdn->dr", xs, Rs)                             # R'x, (d, r)
     nQc2 = csum**2 / n                                               # ||Q'c||^2, Q = intercept only
     uc = (Sx2 - t * Sx) - xsum[:, None] * csum / n                   # u'c, u = x orthogonalized against Q
     nu = xvar.copy()                                                 # ||u||^2
     Q = np.empty((n, nk)); Q[:, 0] = 1 / np.sqrt(n); m = 1
+    XQ = np.empty((2, d, n))                                         # scratch for add_column's running sums
     gcv_null = tss / (n * (1 - 1 / n) ** 2)
     terms, cols, rss_path = [(-1, np.nan, "intercept")], [np.ones(n)], [tss]
     if tss <= 0: return terms, np.column_stack(cols), np.array(rss_path)
@@ -218,10 +235,12 @@ def mars_forward(
         if nv <= 1e-10 * np.sqrt(b @ b): return False
         q = v / nv; qs = q[O]
         qx = np.einsum("dn,dn->d", qs, xs)
-        qc = _suffix_at(xs * qs, P) - t * _suffix_at(qs, P)
+        np.multiply(xs, qs, out=XQ[0]); XQ[1] = qs                  # one running sum for x q and q together
+        Sxq, Sq = _suffix_at2(XQ, P)
+        qc = Sxq - t * Sq
         qR = q @ Yc                                                  # = q'R, since q is orthogonal to Q
         nQc2 = nQc2 + qc**2; uc = uc - qx[:, None] * qc; nu = nu - qx**2
-        Rc = Rc - qc[..., None] * qR; Rx = Rx - qx[:, None] * qR
+        Rc = Rc - qc * qR[:, None, None]; Rx = Rx - qx[:, None] * qR
         rss = rss - float(qR @ qR); Q[:, m] = q; m += 1
         return True
 
@@ -232,10 +251,10 @@ def mars_forward(
         nu_s = np.where(lin_in, 1.0, nu)
         a = np.where(lin_in[:, None], 0.0, uc / nu_s[:, None])
         cperp = cc - nQc2 - a * uc                                   # ||c_perp||^2
-        Rperp = Rc - a[..., None] * Rx[:, None, :]                   # R'c_perp
+        Rperp = Rc - a * Rx.T[:, :, None]                            # R'c_perp, (r, d, K)
         lin_gain = np.where(lin_in, 0.0, np.sum(Rx**2, 1) / nu_s)
         ok = (cvar > 0) & (cperp > tol * cvar)
-        gain = np.where(ok, np.sum(Rperp**2, 2) / np.where(ok, cperp, 1.0), -np.inf) + lin_gain[:, None]
+        gain = np.where(ok, np.sum(Rperp**2, 0) / np.where(ok, cperp, 1.0), -np.inf) + lin_gain[:, None]
         gain[gain >= min(1.01 * rss, 10 * prev_gain)] = -np.inf      # earth's MaxLegalRssDelta
         best_gain, j, k = -np.inf, -1, -1
         if K:
@@ -264,7 +283,7 @@ def mars_forward(
         if rsq_old >= 1 - thresh or slots >= nk - 1: break
     return terms, np.column_stack(cols), np.array(rss_path)
 
-# %% ../nbs/05_ci_tests.ipynb #5e27ea12
+# %% ../nbs/05_ci_tests.ipynb #9ce195a9
 def mars_prune(
     B:np.ndarray, # (n, M) forward basis, intercept first
     Y:np.ndarray, # (n, r) responses
@@ -313,7 +332,7 @@ def mars_fit(
     res = Y - fitted
     return MarsFit([terms[i] for i in keep], coef, fitted, res, float(np.sum(res**2)), gcv, terms, rss_path)
 
-# %% ../nbs/05_ci_tests.ipynb #660fec81
+# %% ../nbs/05_ci_tests.ipynb #1b98d6ba
 def _validate_xyz(x, y, z):
     x = np.asarray(x, dtype=float); y = np.asarray(y, dtype=float)
     for name, a in (("x", x), ("y", y)):
@@ -347,7 +366,7 @@ def feature_map(
     t = zscore(x, "x")
     return zscore(np.column_stack([t, np.sqrt(t**2 + 1), np.logaddexp(0, t), np.logaddexp(0, -t), np.sin(t)]), "features")
 
-# %% ../nbs/05_ci_tests.ipynb #378fd37b
+# %% ../nbs/05_ci_tests.ipynb #f238bbf4
 def spline_residuals(
     z, # (n, d) conditioning set (z-scored)
     Y, # (n, r) responses
@@ -377,7 +396,7 @@ def residualize(
     zs = zscore(z, "z")
     return mars_fit(zs, F).residuals if residualizer == "mars" else spline_residuals(zs, F)
 
-# %% ../nbs/05_ci_tests.ipynb #d74156ed
+# %% ../nbs/05_ci_tests.ipynb #b3e534b7
 @dataclass
 class CITestResult:
     "Outcome of one conditional-independence test of $X \\perp Y \\mid \\mathbf{Z}$."
@@ -394,9 +413,12 @@ def residual_statistic(
 )->tuple: # (statistic, positive eigenvalues of Sigma)
     "The statistic $n\\sum C_{ab}^2$ and the weights: positive eigenvalues of $\\Sigma = P^\\top P/n$."
     n = len(rx)
-    C = (rx - rx.mean(0)).T @ (ry - ry.mean(0)) / (n - 1)
-    Pm = (ry[:, :, None] * rx[:, None, :]).reshape(n, -1)            # column a + 5 b: a varies fastest
-    lam = np.linalg.eigvalsh(Pm.T @ Pm / n)
+    xt, yt = np.ascontiguousarray(rx.T), np.ascontiguousarray(ry.T)    # (a, n), (b, n): rows are contiguous
+    C = (xt - xt.mean(1)[:, None]) @ (yt - yt.mean(1)[:, None]).T / (n - 1)
+    Pt = np.empty((len(yt), len(xt), n))
+    np.multiply(yt[:, None, :], xt[None, :, :], out=Pt)                # P^T: row a + 5 b, a varies fastest
+    Pt = Pt.reshape(-1, n)
+    lam = np.linalg.eigvalsh(Pt @ Pt.T / n)
     return n * float(np.sum(C**2)), lam[lam > 1e-12 * max(lam.max(), 1e-300)]
 
 def residual_p_value(
@@ -420,13 +442,15 @@ def mars_ci_test(
     x, y, z = _validate_xyz(x, y, z)
     Fx, Fy = feature_map(x), feature_map(y)
     if residualizer == "mars" and z.shape[1]:                        # share z's z-scoring and sort order
-        zs = zscore(z, "z"); order = np.argsort(zs, axis=0, kind="stable")
+        zs = zscore(z, "z"); order = np.argsort(zs.T, axis=1, kind="stable").T
         rx, ry = mars_fit(zs, Fx, order=order).residuals, mars_fit(zs, Fy, order=order).residuals
     else:
         rx, ry = residualize(Fx, z, residualizer), residualize(Fy, z, residualizer)
     return residual_p_value(rx, ry, approximation)
 
-# %% ../nbs/05_ci_tests.ipynb #7e7a7cb9
+
+
+# %% ../nbs/05_ci_tests.ipynb #c4ec2237
 def fisher_z_test(
     x, # (n,) first variable
     y, # (n,) second variable
@@ -443,7 +467,7 @@ def fisher_z_test(
     stat = float(np.sqrt(n - k - 3) * np.arctanh(r))
     return CITestResult(stat, float(2 * ndtr(-abs(stat))), "normal", None, E[:, :1], E[:, 1:])
 
-# %% ../nbs/05_ci_tests.ipynb #22562457
+# %% ../nbs/05_ci_tests.ipynb #cf2c2ad6
 def mars_p_value(x, y, z=None): "p-value of `mars_ci_test` with MARS residuals."; return mars_ci_test(x, y, z, "mars").p_value
 def spline_p_value(x, y, z=None): "p-value of `mars_ci_test` with spline residuals."; return mars_ci_test(x, y, z, "spline").p_value
 def fisher_z_p_value(x, y, z=None): "p-value of `fisher_z_test`."; return fisher_z_test(x, y, z).p_value
@@ -457,7 +481,7 @@ def get_ci_test(
     if name not in CI_TESTS: raise ValueError(f"unknown CI test {name!r}; expected one of {list(CI_TESTS)}")
     return CI_TESTS[name]
 
-# %% ../nbs/05_ci_tests.ipynb #cfcbcbb8
+# %% ../nbs/05_ci_tests.ipynb #f1546272
 TOY_STRUCTURES = ("chain", "fork", "collider", "hetero_fork")
 
 def toy_triple(
@@ -478,7 +502,7 @@ def toy_triple(
         z = e[2]; s = 0.2 + 0.6 * np.abs(z); x = np.tanh(1.5 * z) + s * e[0]; y = z + z**2 / 3 + s * e[1]
     return x, y, z
 
-# %% ../nbs/05_ci_tests.ipynb #2888bc8b
+# %% ../nbs/05_ci_tests.ipynb #2286174b
 class ResidualCache:
     "Memoized residual features of each column of `X` given conditioning sets, for many CI tests on one data set."
     def __init__(self,
@@ -504,7 +528,7 @@ class ResidualCache:
             else:
                 if len(self._res) >= self.max_entries: self._res.clear(); self._order.clear()
                 if S not in self._order:
-                    zs = zscore(self.X[:, list(S)], "z"); self._order[S] = (zs, np.argsort(zs, axis=0, kind="stable"))
+                    zs = zscore(self.X[:, list(S)], "z"); self._order[S] = (zs, np.argsort(zs.T, axis=1, kind="stable").T)
                 zs, order = self._order[S]
                 r = (mars_fit(zs, self.features[i], order=order).residuals if self.residualizer == "mars"
                      else spline_residuals(zs, self.features[i]))
@@ -516,7 +540,7 @@ class ResidualCache:
         "p-value of the test of column `i` independent of column `j` given the columns `S`."
         return residual_p_value(self.residuals(i, S), self.residuals(j, S), self.approximation).p_value
 
-# %% ../nbs/05_ci_tests.ipynb #bf0f2d01
+# %% ../nbs/05_ci_tests.ipynb #a554a345
 def plot_ci_residuals(
     structure:str="fork", # one of `TOY_STRUCTURES`
     n:int=500, # number of samples
