@@ -22,8 +22,8 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from tqdm.auto import tqdm
 
-from .ci_tests import (feature_map, get_ci_test, mars_p_value, residual_p_value, residualize,
-                               spline_p_value)
+from .ci_tests import (feature_map, get_ci_test, mars_fit, mars_p_value, residual_p_value, residualize,
+                               spline_p_value, spline_residuals, zscore)
 
 # %% ../nbs/06_skeleton.ipynb #2fc736d8
 def _ancestral_set(A, nodes):
@@ -63,13 +63,22 @@ class ResidualCITest:
     "The MARS- or spline-residual CI test with per-variable features and an LRU cache of residuals (for `skeleton_stable`)."
     def __init__(self,
                  residualizer:str="mars", # "mars" (the authors' `earth` test) or "spline"
-                 cache_mb:float=256.0, # memory bound of the residual cache, in MB
+                 cache_mb:float=256.0, # memory bound of the residual cache, and separately of the conditioning-set cache, in MB
                 ):
         if residualizer not in ("mars", "spline"): raise ValueError(f"residualizer must be 'mars' or 'spline'; got {residualizer!r}")
         if not (isinstance(cache_mb, Real) and cache_mb >= 0): raise ValueError(f"cache_mb must be >= 0; got {cache_mb!r}")
         self.residualizer, self.cache_mb = residualizer, float(cache_mb)
     def __repr__(self): return f"ResidualCITest({self.residualizer!r}, cache_mb={self.cache_mb:g})"
     def bind(self, X): "An index-based test `(i, j, S) -> p` on the columns of `X`."; return _BoundResidualTest(X, self.residualizer, self.cache_mb)
+
+def _spline_basis(zs, n_knots=8):
+    "Orthonormal basis Q of the additive linear spline of `spline_residuals` (same steps), so its residuals are F - Q Q'F."
+    probs = np.arange(1, n_knots + 1) / (n_knots + 1)
+    cols = [np.ones((len(zs), 1))]
+    for j in range(zs.shape[1]):
+        kn = np.unique(np.quantile(zs[:, j], probs))
+        cols += [zs[:, j:j + 1], np.maximum(zs[:, j:j + 1] - kn[None, :], 0)]
+    return np.linalg.qr(np.hstack(cols))[0]
 
 class _BoundResidualTest:
     def __init__(self, A, residualizer, cache_mb):
@@ -78,8 +87,20 @@ class _BoundResidualTest:
     def _reset(self):
         self.features, self.cache, self.hits, self.misses = {}, OrderedDict(), 0, 0
         self.max_items = int(self.cache_mb * 2**20 // (self.A.shape[0] * 5 * 8))
+        self.sets, self.set_bytes, self.max_set_bytes = OrderedDict(), 0, int(self.cache_mb * 2**20)
     def __getstate__(self): return {k: self.__dict__[k] for k in ("A", "residualizer", "cache_mb")}  # ship no cache
     def __setstate__(self, state): self.__dict__.update(state); self._reset()
+    def conditioning(self, S):
+        "Z-scored columns `S` and their sort order (MARS) or spline basis (LRU-cached: shared by every column residualized on `S`)."
+        hit = self.sets.get(S)
+        if hit is not None: self.sets.move_to_end(S); return hit[:2]
+        zs = zscore(self.A[:, list(S)], "z")                           # exactly what `residualize` does
+        aux = np.argsort(zs.T, axis=1, kind="stable").T if self.residualizer == "mars" else _spline_basis(zs)
+        size = zs.nbytes + aux.nbytes
+        if size <= self.max_set_bytes:
+            self.sets[S] = (zs, aux, size); self.set_bytes += size
+            while self.set_bytes > self.max_set_bytes: self.set_bytes -= self.sets.popitem(last=False)[1][2]
+        return zs, aux
     def residuals(self, j, S):
         "Residual features of column `j` given columns `S` (cached)."
         key = (int(j), tuple(int(s) for s in S))
@@ -88,7 +109,10 @@ class _BoundResidualTest:
         self.misses += 1
         F = self.features.get(key[0])
         if F is None: F = self.features[key[0]] = feature_map(self.A[:, key[0]])
-        r = residualize(F, self.A[:, list(key[1])], self.residualizer)
+        if not key[1]: r = F                                             # nothing to condition on
+        else:
+            zs, aux = self.conditioning(key[1])
+            r = mars_fit(zs, F, order=aux).residuals if self.residualizer == "mars" else F - aux @ (aux.T @ F)   # as spline_residuals
         if self.max_items > 0:
             self.cache[key] = r
             if len(self.cache) > self.max_items: self.cache.popitem(last=False)
