@@ -7,9 +7,9 @@ Docs: https://grci-lit.github.io/grci_lit/ci_tests.html.md"""
 # %% auto #0
 __all__ = ['RESIDUALIZERS', 'CI_TESTS', 'TOY_STRUCTURES', 'weighted_chi2_cumulants', 'moments_from_cumulants', 'hbe_sf',
            'lpb4_sf', 'weighted_chi2_sf', 'earth_spans', 'knot_positions', 'gcv_score', 'MarsFit', 'mars_forward',
-           'mars_prune', 'mars_fit', 'zscore', 'feature_map', 'spline_residuals', 'residualize', 'CITestResult',
-           'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test', 'mars_p_value', 'spline_p_value',
-           'fisher_z_p_value', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
+           'mars_prune', 'mars_fit', 'zscore', 'feature_map', 'spline_basis', 'spline_residuals', 'residualize',
+           'CITestResult', 'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test', 'mars_p_value',
+           'spline_p_value', 'fisher_z_p_value', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
 
 # %% ../nbs/05_ci_tests.ipynb #c3c6e272
 import math
@@ -367,19 +367,26 @@ def feature_map(
     return zscore(np.column_stack([t, np.sqrt(t**2 + 1), np.logaddexp(0, t), np.logaddexp(0, -t), np.sin(t)]), "features")
 
 # %% ../nbs/05_ci_tests.ipynb #f238bbf4
-def spline_residuals(
+def spline_basis(
     z, # (n, d) conditioning set (z-scored)
-    Y, # (n, r) responses
     n_knots:int=8, # hinge knots per variable, at equally spaced quantiles
-)->np.ndarray: # (n, r) residuals
-    "Residuals of `Y` on an additive linear spline in `z`, fitted by least squares in closed form."
+)->np.ndarray: # (n, b) orthonormal basis Q of the spline's column space
+    "Orthonormal basis of an additive linear spline in `z`: intercept, and per variable its value and hinges."
     z = np.asarray(z, dtype=float).reshape(len(z), -1)
     probs = np.arange(1, n_knots + 1) / (n_knots + 1)
     cols = [np.ones((len(z), 1))]
     for j in range(z.shape[1]):
         kn = np.unique(np.quantile(z[:, j], probs))
         cols += [z[:, j:j + 1], np.maximum(z[:, j:j + 1] - kn[None, :], 0)]
-    Qb, _ = np.linalg.qr(np.hstack(cols))
+    return np.linalg.qr(np.hstack(cols))[0]
+
+def spline_residuals(
+    z, # (n, d) conditioning set (z-scored)
+    Y, # (n, r) responses
+    n_knots:int=8, # hinge knots per variable, at equally spaced quantiles
+)->np.ndarray: # (n, r) residuals
+    "Residuals of `Y` on an additive linear spline in `z`, fitted by least squares in closed form."
+    Qb = spline_basis(z, n_knots)
     return Y - Qb @ (Qb.T @ Y)
 
 RESIDUALIZERS = ("mars", "spline")

@@ -23,7 +23,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from tqdm.auto import tqdm
 
 from .ci_tests import (feature_map, get_ci_test, mars_fit, mars_p_value, residual_p_value, residualize,
-                               spline_p_value, spline_residuals, zscore)
+                               spline_basis, spline_p_value, spline_residuals, zscore)
 
 # %% ../nbs/06_skeleton.ipynb #2fc736d8
 def _ancestral_set(A, nodes):
@@ -71,15 +71,6 @@ class ResidualCITest:
     def __repr__(self): return f"ResidualCITest({self.residualizer!r}, cache_mb={self.cache_mb:g})"
     def bind(self, X): "An index-based test `(i, j, S) -> p` on the columns of `X`."; return _BoundResidualTest(X, self.residualizer, self.cache_mb)
 
-def _spline_basis(zs, n_knots=8):
-    "Orthonormal basis Q of the additive linear spline of `spline_residuals` (same steps), so its residuals are F - Q Q'F."
-    probs = np.arange(1, n_knots + 1) / (n_knots + 1)
-    cols = [np.ones((len(zs), 1))]
-    for j in range(zs.shape[1]):
-        kn = np.unique(np.quantile(zs[:, j], probs))
-        cols += [zs[:, j:j + 1], np.maximum(zs[:, j:j + 1] - kn[None, :], 0)]
-    return np.linalg.qr(np.hstack(cols))[0]
-
 class _BoundResidualTest:
     def __init__(self, A, residualizer, cache_mb):
         self.A, self.residualizer, self.cache_mb = np.asarray(A, dtype=float), residualizer, cache_mb
@@ -95,7 +86,7 @@ class _BoundResidualTest:
         hit = self.sets.get(S)
         if hit is not None: self.sets.move_to_end(S); return hit[:2]
         zs = zscore(self.A[:, list(S)], "z")                           # exactly what `residualize` does
-        aux = np.argsort(zs.T, axis=1, kind="stable").T if self.residualizer == "mars" else _spline_basis(zs)
+        aux = np.argsort(zs.T, axis=1, kind="stable").T if self.residualizer == "mars" else spline_basis(zs)
         size = zs.nbytes + aux.nbytes
         if size <= self.max_set_bytes:
             self.sets[S] = (zs, aux, size); self.set_bytes += size
