@@ -1,3 +1,3 @@
 __version__ = "0.1.0"
 
-from .grci import GRCI
+from .grci import GRCI, fit_seeds

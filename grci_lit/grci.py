@@ -6,18 +6,21 @@ Docs: https://grci-lit.github.io/grci_lit/grci.html.md"""
 
 # %% auto #0
 __all__ = ['MIN_ROWS', 'JITTER', 'FIGURE1_NAMES', 'validate_data', 'TiedValuesWarning', 'tied_columns', 'break_ties',
-           'mad_normalize', 'GRCI', 'plot_shapley_summary', 'figure1_dag', 'plot_figure1_patient']
+           'mad_normalize', 'GRCI', 'plot_shapley_summary', 'figure1_dag', 'SeedStability', 'fit_seeds',
+           'plot_figure1_patient']
 
 # %% ../nbs/08_grci.ipynb #79388a60
 import inspect
 import pickle
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from .extract import extract_errors
@@ -411,6 +414,98 @@ def figure1_dag(
     pick = lambda options: tuple(options[i] for i in rng.integers(len(options), size=p))
     return DAGModel(adj, signed(), signed(), pick(names), pick(names), pick(("t5", "uniform", "chi2c")),
                     pick(("tanh", "softplus", "sigmoid")), order=np.arange(p), target=6)
+
+# %% ../nbs/08_grci.ipynb #f109c591
+def _fit_one(X, D, seed, settings):
+    "One GRCI fit for `fit_seeds`, single-threaded and silent (tie warnings are reported once by the caller)."
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiedValuesWarning)
+        return GRCI(**settings, seed=seed, n_jobs=1, verbose=False).fit(X, D)
+
+def _top_labels(shap:pd.DataFrame)->np.ndarray:
+    "Each patient's top root cause: the variable with the largest Shapley value if it is positive, else ''."
+    S = shap.to_numpy()
+    top = np.asarray(shap.columns, dtype=object)[S.argmax(axis=1)]
+    return np.where(S.max(axis=1) > 0, top, "")
+
+@dataclass(repr=False)
+class SeedStability:
+    "GRCI fitted once per seed: what the random steps change (made by `fit_seeds`)."
+    seeds:list # the seeds, one fit each
+    fits:list # the fitted `GRCI` objects, in the order of `seeds`
+    shap_mean:pd.DataFrame # n x p Shapley values averaged over the fits
+    top_frequency:pd.DataFrame # n x p: share of the fits in which the variable is the patient's top root cause
+    top_share:pd.DataFrame # seeds x p: share of the diseased patients whose top root cause is the variable, per fit
+    positions:pd.DataFrame # seeds x p: each variable's place in the fitted order (0 = the first sink removed)
+    agreement:float # diseased patients' mean share of fits that give their most frequent top root cause
+
+    @property
+    def summary(self)->pd.DataFrame:
+        "Per variable: its share of the diseased patients' top root causes (mean, min, max over the fits), mean |Shapley|, mean place in the order."
+        mean_abs = sum(f.shap_.abs().mean() for f in self.fits) / len(self.fits)
+        out = pd.DataFrame({"top_share": self.top_share.mean(), "top_share_min": self.top_share.min(),
+                            "top_share_max": self.top_share.max(), "mean_abs_shapley": mean_abs,
+                            "mean_position": self.positions.mean()})
+        return out.sort_values(["top_share", "mean_abs_shapley"], ascending=False)
+
+    def __repr__(self):
+        s = self.summary
+        return (f"SeedStability({len(self.seeds)} fits, {self.shap_mean.shape[0]} patients x {self.shap_mean.shape[1]} "
+                f"variables; agreement {self.agreement:.2f}; most frequent top root cause {s.index[0]!r} in "
+                f"{s.top_share.iloc[0]:.0%} of the diseased (from {s.top_share_min.iloc[0]:.0%} to {s.top_share_max.iloc[0]:.0%} per fit))")
+
+    def plot(self,
+             max_vars:int=10, # show at most this many variables (highest mean share first)
+             ax=None, # matplotlib Axes (None: new figure)
+            )->plt.Axes:
+        "Share of the diseased patients' top root causes per variable: one dot per fit, the bar is the mean."
+        s = self.top_share[self.summary.index[:max_vars]]
+        if ax is None: _, ax = plt.subplots(figsize=(6, 0.4 * s.shape[1] + 1.2))
+        y = np.arange(s.shape[1])[::-1]
+        ax.barh(y, s.mean().to_numpy(), color="#d62728", alpha=0.35, label="mean over fits")
+        jitter = np.random.default_rng(0).uniform(-0.25, 0.25, s.shape)   # fixed: only spreads the dots
+        ax.scatter(s.to_numpy().ravel(), (y[None, :] + jitter).ravel(), s=12, color="#d62728", label="one fit (seed)")
+        ax.set_yticks(y, s.columns); ax.set_xlim(0, 1)
+        ax.set_xlabel("share of diseased patients whose top root cause it is")
+        ax.set_title(f"{len(self.seeds)} seeds, agreement {self.agreement:.2f}"); ax.legend(loc="lower right", fontsize=8)
+        return ax
+
+def fit_seeds(
+    X, # n x p data, as for `GRCI.fit`
+    D, # n binary diagnoses
+    seeds=10, # number of fits (seeds 0, 1, ...) or the seeds themselves (distinct integers)
+    n_jobs:int=1, # fits run side by side with joblib, each single-threaded (-1: all cores)
+    verbose:bool=False, # progress bar over the fits (serial runs)
+    **settings, # other `GRCI` settings: alpha, k, ci_test, reference, ties
+)->SeedStability:
+    "Fit GRCI once per seed and report how much the patients' root causes depend on the random steps."
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool): seeds = list(range(int(seeds)))
+    seeds = list(seeds)
+    if len(seeds) < 2: raise ValueError(f"fit_seeds needs at least 2 seeds, got {len(seeds)}")
+    if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in seeds):
+        raise ValueError(f"seeds must be integers, got {seeds}")
+    if len(set(seeds)) < len(seeds): raise ValueError(f"seeds must be distinct, got {seeds}")
+    clash = sorted(set(settings) & {"seed", "n_jobs", "verbose"})
+    if clash: raise ValueError(f"{clash} are set by fit_seeds itself; use its seeds, n_jobs and verbose arguments")
+    unknown = sorted(set(settings) - set(GRCI._param_names()))
+    if unknown: raise ValueError(f"unknown GRCI setting(s) {unknown}; expected some of {GRCI._param_names()}")
+    X_df, d = validate_data(X, D)         # fail once, here, rather than in every fit
+    if n_jobs == 1:
+        fits = [_fit_one(X_df, d, s, settings) for s in tqdm(seeds, desc="seeds", disable=not verbose, leave=False)]
+    else:
+        fits = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(X_df, d, s, settings) for s in seeds)
+    if fits[0].tied_columns_:
+        warnings.warn(f"column(s) {fits[0].tied_columns_} have a value repeated more than k times; every fit "
+                      "jittered them with its own seed", TiedValuesWarning, stacklevel=2)
+    names, sick = fits[0].shap_.columns, d == 1
+    tops = np.column_stack([_top_labels(f.shap_) for f in fits])            # n x fits
+    freq = pd.DataFrame({c: (tops == c).mean(axis=1) for c in names}, index=X_df.index)
+    share = pd.DataFrame([{c: float((t[sick] == c).mean()) for c in names} for t in tops.T], index=pd.Index(seeds, name="seed"))
+    positions = pd.DataFrame([{c: f.order_.index(c) for c in names} for f in fits], index=pd.Index(seeds, name="seed"))
+    modal = np.array([max(np.unique(t, return_counts=True)[1]) for t in tops[sick]]) / len(fits)
+    return SeedStability(seeds, fits, sum(f.shap_ for f in fits) / len(fits), freq, share, positions,
+                         float(modal.mean()) if modal.size else float("nan"))
+
 
 # %% ../nbs/08_grci.ipynb #218b8a2c
 _FIG1_CACHE = {}
