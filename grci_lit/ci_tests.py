@@ -7,9 +7,9 @@ Docs: https://grci-lit.github.io/grci_lit/ci_tests.html.md"""
 # %% auto #0
 __all__ = ['RESIDUALIZERS', 'CI_TESTS', 'TOY_STRUCTURES', 'weighted_chi2_cumulants', 'moments_from_cumulants', 'hbe_sf',
            'lpb4_sf', 'weighted_chi2_sf', 'earth_spans', 'knot_positions', 'gcv_score', 'MarsFit', 'mars_forward',
-           'mars_prune', 'mars_fit', 'zscore', 'feature_map', 'spline_basis', 'spline_residuals', 'residualize',
-           'CITestResult', 'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test', 'mars_p_value',
-           'spline_p_value', 'fisher_z_p_value', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
+           'mars_prune', 'mars_fit', 'feature_map', 'spline_basis', 'spline_residuals', 'residualize', 'CITestResult',
+           'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test', 'mars_p_value', 'spline_p_value',
+           'fisher_z_p_value', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
 
 # %% ../nbs/05_ci_tests.ipynb #c3c6e272
 import math
@@ -22,6 +22,8 @@ from scipy.special import gammaincc, ndtr
 
 try: from numpy.linalg._umath_linalg import det as _det_gufunc     # np.linalg.det without its Python-side checks
 except ImportError: _det_gufunc = None
+
+from .hnm import zscore
 
 # %% ../nbs/05_ci_tests.ipynb #0aff7fb9
 def _check_weights(weights):
@@ -348,23 +350,12 @@ def _validate_xyz(x, y, z):
     if n < 10: raise ValueError(f"need at least 10 samples; got {n}")
     return x, y, z
 
-def zscore(
-    a, # vector or matrix
-    name:str="a", # used in the error message
-)->np.ndarray:
-    "Centre and scale each column by its sample sd (ddof=1), as R's `scale()`."
-    a = np.asarray(a, dtype=float)
-    sd = a.std(axis=0, ddof=1)
-    if np.any(sd <= 0):
-        raise ValueError(f"{name} is constant (column(s) {np.flatnonzero(np.atleast_1d(sd <= 0)).tolist()}); cannot z-score it")
-    return (a - a.mean(axis=0)) / sd
-
 def feature_map(
     x, # (n,) one variable
 )->np.ndarray: # (n, 5)
     "The five z-scored features $[t, \\sqrt{t^2+1}, \\log(1+e^t), \\log(1+e^{-t}), \\sin t]$ of $t$ = zscore(x)."
-    t = zscore(x, "x")
-    return zscore(np.column_stack([t, np.sqrt(t**2 + 1), np.logaddexp(0, t), np.logaddexp(0, -t), np.sin(t)]), "features")
+    t = zscore(x, name="x")
+    return zscore(np.column_stack([t, np.sqrt(t**2 + 1), np.logaddexp(0, t), np.logaddexp(0, -t), np.sin(t)]), name="features")
 
 # %% ../nbs/05_ci_tests.ipynb #f238bbf4
 def spline_basis(
@@ -400,7 +391,7 @@ def residualize(
     if residualizer not in RESIDUALIZERS: raise ValueError(f"residualizer must be one of {RESIDUALIZERS}; got {residualizer!r}")
     z = np.asarray(z, dtype=float).reshape(len(F), -1)
     if z.shape[1] == 0: return F
-    zs = zscore(z, "z")
+    zs = zscore(z, name="z")
     return mars_fit(zs, F).residuals if residualizer == "mars" else spline_residuals(zs, F)
 
 # %% ../nbs/05_ci_tests.ipynb #b3e534b7
@@ -449,7 +440,7 @@ def mars_ci_test(
     x, y, z = _validate_xyz(x, y, z)
     Fx, Fy = feature_map(x), feature_map(y)
     if residualizer == "mars" and z.shape[1]:                        # share z's z-scoring and sort order
-        zs = zscore(z, "z"); order = np.argsort(zs.T, axis=1, kind="stable").T
+        zs = zscore(z, name="z"); order = np.argsort(zs.T, axis=1, kind="stable").T
         rx, ry = mars_fit(zs, Fx, order=order).residuals, mars_fit(zs, Fy, order=order).residuals
     else:
         rx, ry = residualize(Fx, z, residualizer), residualize(Fy, z, residualizer)
@@ -535,7 +526,7 @@ class ResidualCache:
             else:
                 if len(self._res) >= self.max_entries: self._res.clear(); self._order.clear()
                 if S not in self._order:
-                    zs = zscore(self.X[:, list(S)], "z"); self._order[S] = (zs, np.argsort(zs.T, axis=1, kind="stable").T)
+                    zs = zscore(self.X[:, list(S)], name="z"); self._order[S] = (zs, np.argsort(zs.T, axis=1, kind="stable").T)
                 zs, order = self._order[S]
                 r = (mars_fit(zs, self.features[i], order=order).residuals if self.residualizer == "mars"
                      else spline_residuals(zs, self.features[i]))

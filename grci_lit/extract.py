@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from .hnm import resolve_reference
+from .hnm import resolve_reference, zscore
 from .mutual_info import mutual_information_score
 from .partial_out import dirichlet_weights, partial_out
 
@@ -208,8 +208,6 @@ class Direction(NamedTuple):
     score_xy: float   # s1: MI score of (x, residual of y given x); small when x -> y
     score_yx: float   # s2: MI score of (y, residual of x given y); small when y -> x
 
-def _zscore(v): return (v - v.mean()) / v.std(ddof=1)
-
 def causal_direction(
     x, # n values of the first variable
     y, # n values of the second variable
@@ -226,11 +224,11 @@ def causal_direction(
     for v, name in ((x, "x"), (y, "y")):
         if np.ptp(v) == 0: raise ValueError(f"{name} is constant")
     rng = np.random.default_rng(seed)
-    x, y = _zscore(x), _zscore(y)
+    x, y = zscore(x), zscore(y)
     r_xy = partial_out(x[:, None], y, reference=reference, seed=rng)[0]
     r_yx = partial_out(y[:, None], x, reference=reference, seed=rng)[0]
-    s1 = float(mutual_information_score(x, _zscore(r_xy), k=k))
-    s2 = float(mutual_information_score(y, _zscore(r_yx), k=k))
+    s1 = float(mutual_information_score(x, zscore(r_xy, name="the residual of y given x"), k=k))
+    s2 = float(mutual_information_score(y, zscore(r_yx, name="the residual of x given y"), k=k))
     return Direction(1 if s2 - s1 > 0 else -1, s1, s2)
 
 # %% ../nbs/04_extract_errors.ipynb #d06824b5

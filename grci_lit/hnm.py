@@ -6,8 +6,8 @@ Docs: https://grci-lit.github.io/grci_lit/hnm.html.md"""
 
 # %% auto #0
 __all__ = ['NOISE_KINDS', 'MEAN_FUNCTIONS', 'SIGMA_FUNCTIONS', 'QUIRKS', 'noise_distribution', 'sample_noise', 'sample_hnm',
-           'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'hnm_residuals', 'rank_dependence',
-           'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'resolve_reference']
+           'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'zscore', 'mad_scale', 'hnm_residuals',
+           'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'resolve_reference']
 
 # %% ../nbs/00_hnm.ipynb #b07a2405
 from collections.abc import Callable, Iterable
@@ -159,6 +159,44 @@ def compare_scale_estimators(
     sd = np.sqrt(np.maximum(fit(x, r**2, 2), 1e-6))
     rel = lambda est, target: np.sqrt(np.mean((est / target - 1) ** 2, axis=1))
     return {"mad": rel(mad, x), "sd": rel(sd, dist.std() * x)}
+
+# %% ../nbs/00_hnm.ipynb #fc7b6e56
+def _scaled(
+    x, # vector or matrix
+    axis:int, # axis of the statistics
+    spread, # function (x, centred x, axis) -> spread with keepdims
+    constant:str, # "error" or "zero"
+    name:str, # what the error message calls x
+    what:str, # verb for the error message
+)->np.ndarray:
+    "Centre `x` along `axis` and divide by `spread`; a zero spread raises or gives zeros."
+    if constant not in ("error", "zero"): raise ValueError(f"constant must be 'error' or 'zero', got {constant!r}")
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 0 or x.shape[axis] < 2:
+        raise ValueError(f"{name} needs at least 2 values along axis {axis} to {what} it, got shape {x.shape}")
+    c = x - x.mean(axis=axis, keepdims=True)
+    s = spread(x, c, axis)
+    if constant == "error" and np.any(s <= 0):
+        raise ValueError(f"{name} is constant (column(s) {np.flatnonzero(s.ravel() <= 0).tolist()}); cannot {what} it")
+    return c / np.where(s > 0, s, 1.0)
+
+def zscore(
+    x, # vector or matrix
+    axis:int=0, # axis along which the mean and sd are taken (0: per column)
+    constant:str="error", # a constant column: "error" raises a ValueError naming it, "zero" makes it zeros
+    name:str="x", # what error messages call `x`
+)->np.ndarray: # (x - mean) / sd with ddof = 1, the shape of `x`
+    "Standardise like R's `scale()`: centre, divide by the sample standard deviation (ddof = 1)."
+    return _scaled(x, axis, lambda x, c, a: x.std(axis=a, ddof=1, keepdims=True), constant, name, "z-score")
+
+def mad_scale(
+    x, # vector or matrix
+    axis:int=0, # axis along which the mean and the mean absolute deviation are taken (0: per column)
+    constant:str="error", # a constant column: "error" raises a ValueError naming it, "zero" makes it zeros
+    name:str="x", # what error messages call `x`
+)->np.ndarray: # (x - mean) / mean|x - mean|, the shape of `x`
+    "Centre and divide by the mean absolute deviation, so that mean |x| = 1 (the authors' `normalizeData_HNM`)."
+    return _scaled(x, axis, lambda x, c, a: np.abs(c).mean(axis=a, keepdims=True), constant, name, "MAD-scale")
 
 # %% ../nbs/00_hnm.ipynb #7ab89e1a
 def _hnm_fit(cause, effect, degree):

@@ -14,7 +14,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 
 # %% ../nbs/09_metrics.ipynb #031e1f06
-from .hnm import resolve_reference
+from .hnm import mad_scale, resolve_reference
 from .shapley import fit_classifier, shapley_values
 
 # %% ../nbs/09_metrics.ipynb #ca4b5817
@@ -206,12 +206,6 @@ def rbo(
     return float(rbo_per_patient(t[None], e[None], order, reference)[0])
 
 # %% ../nbs/09_metrics.ipynb #c1eafc59
-def _mad_normalize(A:np.ndarray)->np.ndarray:
-    "Centre each column and divide by its mean absolute deviation (a constant column becomes 0)."
-    c = A - A.mean(axis=0)
-    mad = np.abs(c).mean(axis=0)
-    return np.divide(c, mad, out=np.zeros_like(c), where=mad > 0)
-
 def error_mse(
     true_errors, # n x q TRUE raw errors of the evaluated rows (e.g. `sample.E`)
     est_errors, # n x k estimated errors, columns in `order` (None: no estimate, all 0)
@@ -232,7 +226,7 @@ def error_mse(
     if est_errors is not None:
         E = _matrix(est_errors, "est_errors")
         if E.shape[0] != n: raise ValueError(f"est_errors has {E.shape[0]} rows but true_errors has {n}")
-        est[:, _order(order, E.shape[1], q)] = _mad_normalize(E)
+        est[:, _order(order, E.shape[1], q)] = mad_scale(E, constant="zero")   # a flat estimate scores as zeros
     return float(np.mean((truth / mad - est[:, anc]) ** 2))
 
 # %% ../nbs/09_metrics.ipynb #e4298213

@@ -6,9 +6,8 @@ Docs: https://grci-lit.github.io/grci_lit/simulate.html.md"""
 
 # %% auto #0
 __all__ = ['ADDITIVE', 'MULTIPLICATIVE', 'OUTER', 'FUNCTION_NAMES', 'OUTER_NAMES', 'PAIR_MODELS', 'PAIR_CAUSES', 'PAIR_NOISES',
-           'ERROR_LAWS', 'zscore', 'additive_function', 'multiplicative_function', 'outer_function', 'draw_law',
-           'sample_pair', 'DAGModel', 'random_dag', 'DAGSample', 'sample_dag', 'demo', 'plot_pair', 'plot_pair_gallery',
-           'plot_dag']
+           'ERROR_LAWS', 'additive_function', 'multiplicative_function', 'outer_function', 'draw_law', 'sample_pair',
+           'DAGModel', 'random_dag', 'DAGSample', 'sample_dag', 'demo', 'plot_pair', 'plot_pair_gallery', 'plot_dag']
 
 # %% ../nbs/01_simulate.ipynb #8712a46d
 from dataclasses import dataclass
@@ -17,16 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.special import expit, ndtr
 
-# %% ../nbs/01_simulate.ipynb #8fbedeea
-def zscore(
-    x:np.ndarray, # array to standardize
-    axis:int=0, # axis along which mean and sd are taken (0: per column)
-)->np.ndarray: # (x - mean) / sd with ddof=1, same shape as `x`
-    "Standardize like R's `scale()`: centre, divide by the sample standard deviation (ddof=1)."
-    x = np.asarray(x, dtype=float)
-    if x.shape[axis] < 2: raise ValueError(f"zscore needs at least 2 values along axis {axis}, got {x.shape[axis]}")
-    sd = x.std(axis=axis, ddof=1, keepdims=True)
-    return (x - x.mean(axis=axis, keepdims=True)) / np.where(sd > 0, sd, 1.0)
+from .hnm import mad_scale, zscore
 
 # %% ../nbs/01_simulate.ipynb #f535c0f7
 def _sqrt1(x): return np.sqrt(x * x + 1.0)
@@ -296,8 +286,7 @@ def _head(self:DAGSample,
 
 def _normalized_errors(self:DAGSample)->np.ndarray: # (n, p-1)
     "True errors centred and divided by their mean absolute deviation, per column (the MSE metric's truth)."
-    c = self.E - self.E.mean(axis=0)
-    return c / np.abs(c).mean(axis=0)
+    return mad_scale(self.E, name="E")
 
 def _terms(self:DAGSample,
            j:int, # index of a non-root X column

@@ -23,7 +23,8 @@ from joblib import Parallel, delayed, effective_n_jobs
 from tqdm.auto import tqdm
 
 from .ci_tests import (feature_map, get_ci_test, mars_fit, mars_p_value, residual_p_value, residualize,
-                               spline_basis, spline_p_value, spline_residuals, zscore)
+                               spline_basis, spline_p_value, spline_residuals)
+from .hnm import zscore
 
 # %% ../nbs/06_skeleton.ipynb #2fc736d8
 def _ancestral_set(A, nodes):
@@ -85,7 +86,7 @@ class _BoundResidualTest:
         "Z-scored columns `S` and their sort order (MARS) or spline basis (LRU-cached: shared by every column residualized on `S`)."
         hit = self.sets.get(S)
         if hit is not None: self.sets.move_to_end(S); return hit[:2]
-        zs = zscore(self.A[:, list(S)], "z")                           # exactly what `residualize` does
+        zs = zscore(self.A[:, list(S)], name="z")                           # exactly what `residualize` does
         aux = np.argsort(zs.T, axis=1, kind="stable").T if self.residualizer == "mars" else spline_basis(zs)
         size = zs.nbytes + aux.nbytes
         if size <= self.max_set_bytes:
