@@ -250,7 +250,9 @@ class _CandidateSet:
             if out is None: errs.append(np.inf); continue
             coef, fitted, lev = out
             if positive: fitted = np.maximum(fitted, floor)
-            errs.append(float(np.mean(((Y - fitted) / (1.0 - lev)) ** 2)))
+            with np.errstate(divide="ignore", invalid="ignore"):   # leverage 1 in floating point: see below
+                err = float(np.mean(((Y - fitted) / (1.0 - lev)) ** 2))
+            errs.append(err if np.isfinite(err) else np.inf)
             if errs[-1] < best_err: best, best_err = (K, coef, lev, fitted), errs[-1]   # strict <: first (simplest) wins ties
         if best is None: raise ValueError("no candidate model could be fitted (X'X is singular for all of them)")
         K, coef, lev, fitted = best
