@@ -27,7 +27,7 @@ from .extract import extract_errors
 from .hnm import resolve_reference
 from .shapley import fit_classifier, plot_patient_shapley, rank_root_causes, shapley_values
 from .simulate import DAGModel
-from .skeleton import skeleton_stable
+from .skeleton import Skeleton, skeleton_stable
 
 # %% ../nbs/08_grci.ipynb #3c96b826
 MIN_ROWS = 40  # fewer rows make the spline knot grid (reference §1.2) and 10-fold CV degenerate
@@ -203,15 +203,42 @@ def _check_settings(self:GRCI, n:int):
         raise ValueError(f"n_jobs must be a non-zero integer, got {self.n_jobs!r}")
     resolve_reference(self.reference)
 
+def _given_skeleton(
+    skeleton, # a `Skeleton`, or a p x p symmetric boolean adjacency (array, or DataFrame labelled with X's columns)
+    columns, # X's column names, in order
+)->Skeleton: # the skeleton over `columns`, in their order
+    "A skeleton passed to `fit` in place of Skeleton-Stable, checked against X's columns."
+    names = [str(c) for c in columns]; p = len(names)
+    if isinstance(skeleton, Skeleton):
+        if list(skeleton.names) != names: raise ValueError(f"skeleton is over columns {list(skeleton.names)}, but X has {names}")
+        return skeleton
+    if isinstance(skeleton, pd.DataFrame):
+        rows, cols = [str(c) for c in skeleton.index], [str(c) for c in skeleton.columns]
+        if sorted(rows) != sorted(names) or sorted(cols) != sorted(names):
+            raise ValueError(f"skeleton's index and columns must both be X's columns {names}; got {rows} and {cols}")
+        skeleton = skeleton.set_axis(rows, axis=0).set_axis(cols, axis=1).loc[names, names]
+    A = np.asarray(skeleton)
+    if A.shape != (p, p): raise ValueError(f"skeleton must be {p} x {p}, one row and column per variable of X; got shape {A.shape}")
+    try: ok = bool(np.isin(A, (0, 1)).all())
+    except TypeError: ok = False
+    if not ok: raise ValueError("skeleton must hold booleans (or 0/1)")
+    A = A.astype(bool)
+    bad = np.argwhere(A != A.T)
+    if len(bad): i, j = bad[0]; raise ValueError(f"skeleton must be symmetric: entry ({names[i]}, {names[j]}) differs from ({names[j]}, {names[i]})")
+    if A.diagonal().any(): raise ValueError(f"skeleton's diagonal must be False (no self-loops); True for {[names[i] for i in np.flatnonzero(A.diagonal())]}")
+    return Skeleton(adj=A, sepsets={}, pvalues=np.full((p, p), np.nan), tests_per_level=(), names=names, alpha=float("nan"))
+
 @_attach("fit")
 def _grci_fit(self:GRCI,
         X, # n x p data (DataFrame or array; arrays get columns X0..X{p-1})
         D, # n binary diagnoses (0/1 or bool)
+        skeleton=None, # instead of Skeleton-Stable: a `Skeleton` (e.g. another fit's `skeleton_`) or a p x p symmetric boolean adjacency
        ): # self, fitted
     "Learn the skeleton, the error terms, the Shapley model of D on the errors, and every patient's Shapley values."
     X_df, d = validate_data(X, D)
     if X_df.shape[1] < 2: raise ValueError(f"X has {X_df.shape[1]} column; GRCI needs at least 2 variables")
     _check_settings(self, len(X_df))
+    given = None if skeleton is None else _given_skeleton(skeleton, X_df.columns)
     quirks = resolve_reference(self.reference)
     seed_ties, seed_skeleton, seed_extract, seed_shapley = np.random.default_rng(self.seed).spawn(4)
     timings = {}
@@ -222,7 +249,7 @@ def _grci_fit(self:GRCI,
         Z, self.center_, self.scale_ = mad_normalize(X_tb)
         timings["normalise"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
         bar.set_postfix_str("skeleton")
-        self.skeleton_ = skeleton_stable(Z, alpha=self.alpha, ci_test=self.ci_test, n_jobs=self.n_jobs, verbose=False)
+        self.skeleton_ = given or skeleton_stable(Z, alpha=self.alpha, ci_test=self.ci_test, n_jobs=self.n_jobs, verbose=False)
         adj = np.asarray(self.skeleton_.adj, dtype=bool)
         self.adjacency_ = pd.DataFrame(adj, index=Z.columns, columns=Z.columns)
         timings["skeleton"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
@@ -416,11 +443,11 @@ def figure1_dag(
                     pick(("tanh", "softplus", "sigmoid")), order=np.arange(p), target=6)
 
 # %% ../nbs/08_grci.ipynb #f109c591
-def _fit_one(X, D, seed, settings):
+def _fit_one(X, D, seed, settings, skeleton=None):
     "One GRCI fit for `fit_seeds`, single-threaded and silent (tie warnings are reported once by the caller)."
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TiedValuesWarning)
-        return GRCI(**settings, seed=seed, n_jobs=1, verbose=False).fit(X, D)
+        return GRCI(**settings, seed=seed, n_jobs=1, verbose=False).fit(X, D, skeleton=skeleton)
 
 def _top_labels(shap:pd.DataFrame)->np.ndarray:
     "Each patient's top root cause: the variable with the largest Shapley value if it is positive, else ''."
@@ -490,10 +517,14 @@ def fit_seeds(
     unknown = sorted(set(settings) - set(GRCI._param_names()))
     if unknown: raise ValueError(f"unknown GRCI setting(s) {unknown}; expected some of {GRCI._param_names()}")
     X_df, d = validate_data(X, D)         # fail once, here, rather than in every fit
+    proto = GRCI(**settings); _check_settings(proto, len(X_df))
+    skeleton = None                       # with no tie jitter every seed normalises X alike: one skeleton serves all
+    if not tied_columns(X_df, proto.k):
+        skeleton = skeleton_stable(mad_normalize(X_df)[0], alpha=proto.alpha, ci_test=proto.ci_test, n_jobs=n_jobs, verbose=False)
     if n_jobs == 1:
-        fits = [_fit_one(X_df, d, s, settings) for s in tqdm(seeds, desc="seeds", disable=not verbose, leave=False)]
+        fits = [_fit_one(X_df, d, s, settings, skeleton) for s in tqdm(seeds, desc="seeds", disable=not verbose, leave=False)]
     else:
-        fits = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(X_df, d, s, settings) for s in seeds)
+        fits = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(X_df, d, s, settings, skeleton) for s in seeds)
     if fits[0].tied_columns_:
         warnings.warn(f"column(s) {fits[0].tied_columns_} have a value repeated more than k times; every fit "
                       "jittered them with its own seed", TiedValuesWarning, stacklevel=2)
