@@ -503,6 +503,7 @@ def fit_seeds(
     seeds=10, # number of fits (seeds 0, 1, ...) or the seeds themselves (distinct integers)
     n_jobs:int=1, # fits run side by side with joblib, each single-threaded (-1: all cores)
     verbose:bool=False, # progress bar over the fits (serial runs)
+    skeleton=None, # a skeleton for every fit (see `GRCI.fit`); None: Skeleton-Stable, run once when no column is jittered
     **settings, # other `GRCI` settings: alpha, k, ci_test, reference, ties
 )->SeedStability:
     "Fit GRCI once per seed and report how much the patients' root causes depend on the random steps."
@@ -518,8 +519,8 @@ def fit_seeds(
     if unknown: raise ValueError(f"unknown GRCI setting(s) {unknown}; expected some of {GRCI._param_names()}")
     X_df, d = validate_data(X, D)         # fail once, here, rather than in every fit
     proto = GRCI(**settings); _check_settings(proto, len(X_df))
-    skeleton = None                       # with no tie jitter every seed normalises X alike: one skeleton serves all
-    if not tied_columns(X_df, proto.k):
+    if skeleton is not None: skeleton = _given_skeleton(skeleton, X_df.columns)   # checked once, here
+    elif not tied_columns(X_df, proto.k):  # no tie jitter: every seed normalises X alike, so one skeleton serves all
         skeleton = skeleton_stable(mad_normalize(X_df)[0], alpha=proto.alpha, ci_test=proto.ci_test, n_jobs=n_jobs, verbose=False)
     if n_jobs == 1:
         fits = [_fit_one(X_df, d, s, settings, skeleton) for s in tqdm(seeds, desc="seeds", disable=not verbose, leave=False)]
@@ -536,7 +537,6 @@ def fit_seeds(
     modal = np.array([max(np.unique(t, return_counts=True)[1]) for t in tops[sick]]) / len(fits)
     return SeedStability(seeds, fits, sum(f.shap_ for f in fits) / len(fits), freq, share, positions,
                          float(modal.mean()) if modal.size else float("nan"))
-
 
 # %% ../nbs/08_grci.ipynb #218b8a2c
 _FIG1_CACHE = {}
