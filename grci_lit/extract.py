@@ -37,20 +37,26 @@ def _as_data(X):
     return A, cols, idx
 
 def _check_skeleton(skeleton, p, cols=None):
-    "The skeleton as a p x p symmetric bool array without self-loops (a copy)."
+    "The skeleton as a p x p symmetric bool array without self-loops (a copy); errors name X's columns when `cols` is given."
     if isinstance(skeleton, pd.DataFrame) and cols is not None:
         if not (skeleton.columns.equals(cols) and skeleton.index.equals(cols)):
             raise ValueError("skeleton's index and columns must equal X's columns")
     S = np.asarray(skeleton)
     if S.ndim != 2 or S.shape[0] != S.shape[1]: raise ValueError(f"skeleton must be a square p x p array, got shape {S.shape}")
-    if S.shape[0] != p: raise ValueError(f"skeleton is {S.shape[0]} x {S.shape[1]} but X has {p} columns")
+    if S.shape[0] != p: raise ValueError(f"skeleton is {S.shape[0]} x {S.shape[1]} but X has {p} columns; it must be {p} x {p}")
     if S.dtype != bool:
-        if not np.isin(S, (0, 1)).all(): raise ValueError("skeleton must be boolean (or 0/1)")
+        try: ok = bool(np.isin(S, (0, 1)).all())
+        except TypeError: ok = False
+        if not ok: raise ValueError("skeleton must be boolean (or 0/1)")
         S = S.astype(bool)
+    label = (lambda i: str(cols[i])) if cols is not None else (lambda i: str(i))
     if not (S == S.T).all():
         i, j = np.argwhere(S != S.T)[0]
-        raise ValueError(f"skeleton must be symmetric: skeleton[{i}, {j}] = {S[i, j]} but skeleton[{j}, {i}] = {S[j, i]}")
-    if S.diagonal().any(): raise ValueError(f"skeleton has self-loops at {np.flatnonzero(S.diagonal()).tolist()}")
+        where = (f"entry ({label(i)}, {label(j)}) differs from ({label(j)}, {label(i)})" if cols is not None
+                 else f"skeleton[{i}, {j}] = {S[i, j]} but skeleton[{j}, {i}] = {S[j, i]}")
+        raise ValueError(f"skeleton must be symmetric: {where}")
+    if S.diagonal().any():
+        raise ValueError(f"skeleton has self-loops (True on the diagonal) at {[label(i) for i in np.flatnonzero(S.diagonal())]}")
     return S.copy()
 
 def _check_k(k, n):

@@ -23,7 +23,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
-from .extract import extract_errors
+from .extract import _check_skeleton, extract_errors
 from .hnm import resolve_reference
 from .shapley import fit_classifier, plot_patient_shapley, rank_root_causes, shapley_values
 from .simulate import DAGModel
@@ -217,15 +217,7 @@ def _given_skeleton(
         if sorted(rows) != sorted(names) or sorted(cols) != sorted(names):
             raise ValueError(f"skeleton's index and columns must both be X's columns {names}; got {rows} and {cols}")
         skeleton = skeleton.set_axis(rows, axis=0).set_axis(cols, axis=1).loc[names, names]
-    A = np.asarray(skeleton)
-    if A.shape != (p, p): raise ValueError(f"skeleton must be {p} x {p}, one row and column per variable of X; got shape {A.shape}")
-    try: ok = bool(np.isin(A, (0, 1)).all())
-    except TypeError: ok = False
-    if not ok: raise ValueError("skeleton must hold booleans (or 0/1)")
-    A = A.astype(bool)
-    bad = np.argwhere(A != A.T)
-    if len(bad): i, j = bad[0]; raise ValueError(f"skeleton must be symmetric: entry ({names[i]}, {names[j]}) differs from ({names[j]}, {names[i]})")
-    if A.diagonal().any(): raise ValueError(f"skeleton's diagonal must be False (no self-loops); True for {[names[i] for i in np.flatnonzero(A.diagonal())]}")
+    A = _check_skeleton(skeleton, p, pd.Index(names))   # shape, 0/1, symmetry, no self-loops (chapter extract_errors)
     return Skeleton(adj=A, sepsets={}, pvalues=np.full((p, p), np.nan), tests_per_level=(), names=names, alpha=float("nan"))
 
 @_attach("fit")
@@ -450,7 +442,7 @@ def _fit_one(X, D, seed, settings, skeleton=None):
         return GRCI(**settings, seed=seed, n_jobs=1, verbose=False).fit(X, D, skeleton=skeleton)
 
 def _top_labels(shap:pd.DataFrame)->np.ndarray:
-    "Each patient's top root cause: the variable with the largest Shapley value if it is positive, else ''."
+    "Each patient's top root cause, `root_causes(i, top=1)` for all rows at once: the largest positive Shapley value, else ''."
     S = shap.to_numpy()
     top = np.asarray(shap.columns, dtype=object)[S.argmax(axis=1)]
     return np.where(S.max(axis=1) > 0, top, "")
@@ -503,7 +495,7 @@ def fit_seeds(
     seeds=10, # number of fits (seeds 0, 1, ...) or the seeds themselves (distinct integers)
     n_jobs:int=1, # fits run side by side with joblib, each single-threaded (-1: all cores)
     verbose:bool=False, # progress bar over the fits (serial runs)
-    skeleton=None, # a skeleton for every fit (see `GRCI.fit`); None: Skeleton-Stable, run once when no column is jittered
+    skeleton=None, # a skeleton for every fit (see `GRCI.fit`); None: the first fit's, when no column is jittered
     **settings, # other `GRCI` settings: alpha, k, ci_test, reference, ties
 )->SeedStability:
     "Fit GRCI once per seed and report how much the patients' root causes depend on the random steps."
@@ -518,14 +510,15 @@ def fit_seeds(
     unknown = sorted(set(settings) - set(GRCI._param_names()))
     if unknown: raise ValueError(f"unknown GRCI setting(s) {unknown}; expected some of {GRCI._param_names()}")
     X_df, d = validate_data(X, D)         # fail once, here, rather than in every fit
-    proto = GRCI(**settings); _check_settings(proto, len(X_df))
     if skeleton is not None: skeleton = _given_skeleton(skeleton, X_df.columns)   # checked once, here
-    elif not tied_columns(X_df, proto.k):  # no tie jitter: every seed normalises X alike, so one skeleton serves all
-        skeleton = skeleton_stable(mad_normalize(X_df)[0], alpha=proto.alpha, ci_test=proto.ci_test, n_jobs=n_jobs, verbose=False)
+    first = _fit_one(X_df, d, seeds[0], settings, skeleton)   # also checks the settings against the data
+    if skeleton is None and not first.tied_columns_:
+        skeleton = first.skeleton_        # no tie jitter: every seed normalises X alike, so one skeleton serves all
+    rest = seeds[1:]
     if n_jobs == 1:
-        fits = [_fit_one(X_df, d, s, settings, skeleton) for s in tqdm(seeds, desc="seeds", disable=not verbose, leave=False)]
+        fits = [first] + [_fit_one(X_df, d, s, settings, skeleton) for s in tqdm(rest, desc="seeds", disable=not verbose, leave=False)]
     else:
-        fits = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(X_df, d, s, settings, skeleton) for s in seeds)
+        fits = [first] + Parallel(n_jobs=n_jobs)(delayed(_fit_one)(X_df, d, s, settings, skeleton) for s in rest)
     if fits[0].tied_columns_:
         warnings.warn(f"column(s) {fits[0].tied_columns_} have a value repeated more than k times; every fit "
                       "jittered them with its own seed", TiedValuesWarning, stacklevel=2)
@@ -534,9 +527,9 @@ def fit_seeds(
     freq = pd.DataFrame({c: (tops == c).mean(axis=1) for c in names}, index=X_df.index)
     share = pd.DataFrame([{c: float((t[sick] == c).mean()) for c in names} for t in tops.T], index=pd.Index(seeds, name="seed"))
     positions = pd.DataFrame([{c: f.order_.index(c) for c in names} for f in fits], index=pd.Index(seeds, name="seed"))
-    modal = np.array([max(np.unique(t, return_counts=True)[1]) for t in tops[sick]]) / len(fits)
+    modal = np.maximum(freq.max(axis=1), 1 - freq.sum(axis=1))[sick]   # the patient's most frequent answer ("none" too)
     return SeedStability(seeds, fits, sum(f.shap_ for f in fits) / len(fits), freq, share, positions,
-                         float(modal.mean()) if modal.size else float("nan"))
+                         float(modal.mean()) if len(modal) else float("nan"))
 
 # %% ../nbs/08_grci.ipynb #218b8a2c
 _FIG1_CACHE = {}

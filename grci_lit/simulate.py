@@ -28,29 +28,31 @@ FUNCTION_NAMES = ("sqrt", "xphi", "sigmoid") # index i <-> the R code's fA, fM =
 OUTER_NAMES = ("tanh", "softplus", "sigmoid")
 
 # %% ../nbs/01_simulate.ipynb #1008da44
+def _named(table, kind, name, x):
+    "Apply the function `name` of `table` elementwise; a ValueError lists the known names."
+    if name not in table: raise ValueError(f"unknown {kind} function {name!r}; expected one of {list(table)}")
+    return table[name](np.asarray(x, dtype=float))
+
 def additive_function(
     a:np.ndarray, # argument (the z-scored index A in a DAG, the raw cause X in a pair)
     name:str, # one of "sqrt", "xphi", "sigmoid"
 )->np.ndarray:
     "The paper's additive nonlinearity $f$ named `name`, applied elementwise."
-    if name not in ADDITIVE: raise ValueError(f"unknown additive function {name!r}; expected one of {list(ADDITIVE)}")
-    return ADDITIVE[name](np.asarray(a, dtype=float))
+    return _named(ADDITIVE, "additive", name, a)
 
 def multiplicative_function(
     m:np.ndarray, # argument (the z-scored index M in a DAG, the raw cause X in a pair)
     name:str, # one of "sqrt", "xphi", "sigmoid"
 )->np.ndarray:
     "The paper's noise scale $g = f + 1$ named `name`, applied elementwise (always >= 0.83)."
-    if name not in MULTIPLICATIVE: raise ValueError(f"unknown multiplicative function {name!r}; expected one of {list(MULTIPLICATIVE)}")
-    return MULTIPLICATIVE[name](np.asarray(m, dtype=float))
+    return _named(MULTIPLICATIVE, "multiplicative", name, m)
 
 def outer_function(
     u:np.ndarray, # argument of the post-nonlinear map
     name:str, # one of "tanh", "softplus", "sigmoid"
 )->np.ndarray:
     "The paper's strictly increasing PNL outer map $h$ named `name`."
-    if name not in OUTER: raise ValueError(f"unknown outer function {name!r}; expected one of {list(OUTER)}")
-    return OUTER[name](np.asarray(u, dtype=float))
+    return _named(OUTER, "outer", name, u)
 
 # %% ../nbs/01_simulate.ipynb #3fa1836c
 def draw_law(
