@@ -282,3 +282,9 @@ def plot_extract_step(
     bx.set_xlabel(f"true $E_{st.sink}$"); bx.set_ylabel(f"recovered $E_{st.sink}$")
     bx.set_title(f"corr = {r:.3f}", fontsize=10)
     return axs
+
+# %% ../nbs/04_extract_errors.ipynb #d0c60004
+from .hnm import document_parameters
+
+# %% ../nbs/04_extract_errors.ipynb #d0c50004
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

@@ -595,3 +595,9 @@ def plot_figure1_patient(
     g.plot_patient(i, true_root_causes=truth, ax=axs[0]); axs[0].set_title(f"GRCI, patient {i} (n = {n})")
     plot_patient_shapley(ts.iloc[i], true_root_causes=truth, ax=axs[1], title="true Shapley values")
     return axs
+
+# %% ../nbs/08_grci.ipynb #d0c60008
+from .hnm import document_parameters
+
+# %% ../nbs/08_grci.ipynb #d0c50008
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

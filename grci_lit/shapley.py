@@ -385,3 +385,9 @@ def plot_beeswarm(
                         color=None if data is not None else "0.4")
     if title: fig.axes[0].set_title(title, loc="left", fontsize=10)
     return fig
+
+# %% ../nbs/07_shapley.ipynb #d0c60007
+from .hnm import document_parameters
+
+# %% ../nbs/07_shapley.ipynb #d0c50007
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

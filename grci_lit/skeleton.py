@@ -413,3 +413,9 @@ def plot_toy_skeleton(
     d, a = toy_dag_data(n, seed=seed)
     sk = skeleton_stable(d, alpha=alpha, ci_test=ci_test)
     return plot_skeleton(a, sk, title=f"{ci_test}, alpha = {alpha:g}, n = {n}: {sk.n_tests} tests")
+
+# %% ../nbs/06_skeleton.ipynb #d0c60006
+from .hnm import document_parameters
+
+# %% ../nbs/06_skeleton.ipynb #d0c50006
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
