@@ -357,7 +357,7 @@ def report_html(
     logodds = g.decision_function()
     rows = []
     pos = {pid: k for k, pid in enumerate(g.shap_.index)}
-    for pid, r in table.iterrows():
+    for pid, r in table.sort_values("log_odds", ascending=False, kind="stable").iterrows():   # highest risk first
         i = pos[pid]
         causes = [c for c in r[[c for c in table.columns if c.startswith("root_cause_")]] if isinstance(c, str)]
         img = waterfalls.get(i)
@@ -369,7 +369,7 @@ def report_html(
     who = "every patient" if len(table) == len(g.D_) else f"the {len(table)} patients with {e(label)}"
     parts += ["<h2>Patients</h2>",
               f"<p>Top root causes (Shapley value &gt; 0, largest first) of {who}; waterfalls for the highest predicted "
-              f"risks. Search by patient id, outcome or variable (all words must match).</p>",
+              f"risks. Highest predicted risk first. Search by patient id, outcome or variable (all words must match).</p>",
               f'<p><input id="search" type="search" placeholder="e.g. a variable or patient id" aria-label="search patients"> '
               f'<span id="shown">{len(rows)}</span> of {len(rows)} shown</p>',
               f'<table id="patients"><thead><tr><th>patient</th><th>{e(str(D.name))}</th><th>predicted log-odds</th>'
