@@ -198,7 +198,7 @@ def run_grci(
     D:pd.Series, # diagnosis: 0/1, or two values with `positive` naming the disease
     out, # output folder (created if needed)
     top:int=3, # root causes listed per patient
-    plots:int=3, # patient figures: the diseased patients with the highest predicted risk
+    plots:int=3, # patient waterfall PNGs: diseased patients spread over the predicted risk, highest first
     seeds:int=1, # fits: with N >= 2 also fit seeds seed+1 .. seed+N-1 and write how stable the root causes are
     skeleton=None, # a skeleton to use instead of Skeleton-Stable (see `GRCI.fit`), e.g. a DataFrame read from skeleton.csv
     positive=None, # the value of D that means disease (see `GRCI.fit`)
@@ -244,10 +244,11 @@ def run_grci(
     sick = np.flatnonzero(g.D_.to_numpy() == 1)
     risk = g.decision_function().to_numpy()[sick]
     ranked = sick[np.argsort(-risk, kind="stable")]
+    spread = ranked[np.unique(np.linspace(0, len(ranked) - 1, plots).round().astype(int))] if plots else ranked[:0]
     images = {}
-    for r, i in enumerate(ranked[:max(plots, waterfalls if report else 0)]):
+    for i in dict.fromkeys([*spread, *(ranked[:waterfalls] if report else [])]):   # highest, ..., lowest risk; the top
         images[int(i)] = _png(patient_waterfall(g, int(i), f"{D.name} = {D.iloc[i]}"), dpi=80)
-        if r < plots: (out / f"patient_{g.shap_.index[i]}.png").write_bytes(images[int(i)])
+        if i in spread: (out / f"patient_{g.shap_.index[i]}.png").write_bytes(images[int(i)])
     stability_png = None
     if stability is not None:
         stability.summary.to_csv(out / "stability.csv", index_label="variable")
@@ -538,7 +539,8 @@ def build_parser()->argparse.ArgumentParser:
     r.add_argument("--n-jobs", type=int, default=1, help="parallel jobs (default 1)")
     r.add_argument("--reference", action="store_true", help="behave like the authors' R code (all quirks)")
     r.add_argument("--top", type=int, default=3, help="root causes listed per patient (default 3)")
-    r.add_argument("--plots", type=int, default=3, help="patient waterfall PNGs to write, highest risk first (default 3)")
+    r.add_argument("--plots", type=int, default=3,
+                   help="patient waterfall PNGs: diseased patients spread from the highest to the lowest predicted risk (default 3)")
     r.add_argument("--waterfalls", type=int, default=30, help="patient waterfalls in report.html, highest risk first (default 30)")
     r.add_argument("--all-patients", action="store_true",
                    help="root_causes.csv and the report also list patients without the disease (their 'root causes' "
