@@ -364,7 +364,10 @@ def plot_waterfall(
     e = _explanation(values, base_value, data, names)
     if e.values.ndim != 1: raise ValueError(f"values must be one patient's Shapley values (1-D), got shape {e.values.shape}")
     fig = plt.figure()
-    shap.plots.waterfall(e, max_display=int(max_display), show=False)   # draws into the current figure: ours
+    ioff, was = plt.ioff, plt.isinteractive()
+    plt.ioff = lambda: plt.interactive(False)   # shap calls pyplot.ioff(), which fails when a notebook runner left a stale display hook
+    try: shap.plots.waterfall(e, max_display=int(max_display), show=False)   # draws into the current figure: ours
+    finally: plt.ioff = ioff; plt.interactive(was)
     if title: fig.axes[0].set_title(title, loc="left", fontsize=10, pad=18)
     return fig
 
