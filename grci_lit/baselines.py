@@ -764,3 +764,9 @@ def plot_baselines(
     fig.tight_layout()
     plt.close(fig)                                                       # shown once, as the returned value
     return fig
+
+# %% ../nbs/12_baselines.ipynb #d0c60012
+from .hnm import document_parameters
+
+# %% ../nbs/12_baselines.ipynb #d0c50012
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

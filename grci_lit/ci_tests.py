@@ -556,3 +556,9 @@ def plot_ci_residuals(
     ax.set_xlabel("residual of x given z"); ax.set_ylabel("residual of y given z")
     ax.set_title(f"{structure} ({test}, n={n})\np(x⊥y) = {marginal.p_value:.3g},  p(x⊥y | z) = {conditional.p_value:.3g}", fontsize=9)
     return ax
+
+# %% ../nbs/05_ci_tests.ipynb #d0c60005
+from .hnm import document_parameters
+
+# %% ../nbs/05_ci_tests.ipynb #d0c50005
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

@@ -330,3 +330,9 @@ def plot_tuebingen_pair(
     ax.set_xlabel("x (cause)", fontsize=8); ax.set_ylabel("y (effect)", fontsize=8)
     ax.tick_params(labelsize=7)
     return ax
+
+# %% ../nbs/10_datasets.ipynb #d0c60010
+from .hnm import document_parameters
+
+# %% ../nbs/10_datasets.ipynb #d0c50010
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

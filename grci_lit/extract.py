@@ -172,6 +172,7 @@ def extract_errors(
     k:int=10, # neighbours of the KSG estimator
     reference=False, # False (paper), True or quirk names: "stale_scores", "projection"
     return_model:bool=False, # also return the `ErrorModel` for new rows
+    progress=None, # optional callable progress(step, sink) after each sink (step counts from 1; sink: name or index)
 )->tuple: # (errors n x p in X's column order, order sink first[, ErrorModel])
     "Extract-Errors (Algorithm 3): every error term of an HNM, given the data and a skeleton."
     A, cols, idx = _as_data(X)
@@ -180,6 +181,7 @@ def extract_errors(
     for st in extract_steps(A, np.asarray(skeleton), seed, k, reference):
         E[:, st.sink] = st.error
         order.append(st.sink); nbs[st.sink] = st.neighbours; models[st.sink] = st.model
+        if progress is not None: progress(len(order), st.sink if cols is None else cols[st.sink])
     errors = E if cols is None else pd.DataFrame(E, columns=cols, index=idx)
     named = order if cols is None else [cols[i] for i in order]
     if return_model: return errors, named, ErrorModel(order, nbs, models, cols)
@@ -280,3 +282,9 @@ def plot_extract_step(
     bx.set_xlabel(f"true $E_{st.sink}$"); bx.set_ylabel(f"recovered $E_{st.sink}$")
     bx.set_title(f"corr = {r:.3f}", fontsize=10)
     return axs
+
+# %% ../nbs/04_extract_errors.ipynb #d0c60004
+from .hnm import document_parameters
+
+# %% ../nbs/04_extract_errors.ipynb #d0c50004
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

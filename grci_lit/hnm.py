@@ -7,7 +7,8 @@ Docs: https://grci-lit.github.io/grci_lit/hnm.html.md"""
 # %% auto #0
 __all__ = ['NOISE_KINDS', 'MEAN_FUNCTIONS', 'SIGMA_FUNCTIONS', 'QUIRKS', 'noise_distribution', 'sample_noise', 'sample_hnm',
            'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'zscore', 'mad_scale', 'hnm_residuals',
-           'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'resolve_reference']
+           'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'resolve_reference',
+           'document_parameters']
 
 # %% ../nbs/00_hnm.ipynb #b07a2405
 from collections.abc import Callable, Iterable
@@ -323,3 +324,96 @@ def resolve_reference(
     unknown = [q for q in names if not isinstance(q, str) or q not in QUIRKS]
     if unknown: raise ValueError(f"unknown reference quirk(s) {unknown}; known quirks: {', '.join(QUIRKS)}")
     return frozenset(names)
+
+# %% ../nbs/00_hnm.ipynb #d0c5a002
+import inspect
+import linecache
+import re
+
+# %% ../nbs/00_hnm.ipynb #d0c5a003
+_PARAM = re.compile(r"^\s*\**(?P<name>\w+)\b")
+_RETURN = re.compile(r"^\s*\)\s*(?:->(?P<type>.*?))?:\s*$")
+
+def _split_comment(line:str)->tuple:
+    "(code, comment) of one source line: the comment starts at the first '#' outside a string."
+    quote = None
+    for k, ch in enumerate(line):
+        if quote:
+            if ch == quote: quote = None
+        elif ch in "'\"": quote = ch
+        elif ch == "#": return line[:k], line[k + 1:].strip()
+    return line, None
+
+def _docments(lines:list, start:int)->dict:
+    "The trailing comments of the signature whose `def` is at or after line `start` (0-based): name -> comment, 'return' -> comment."
+    i = start
+    while i < len(lines) and not lines[i].lstrip().startswith(("def ", "async def ")): i += 1
+    out, depth = {}, 0
+    for j in range(i, min(i + 60, len(lines))):
+        code, comment = _split_comment(lines[j])
+        depth += code.count("(") - code.count(")")
+        if j > i and comment:
+            m = _RETURN.match(code) if depth == 0 else None
+            if m: out["return"] = comment
+            elif (p := _PARAM.match(code)): out[p["name"]] = comment
+        if depth == 0 and code.rstrip().endswith(":"): break
+    return out
+
+def _parameter_section(f, lines:list, skip_self:bool=False)->str:
+    "A numpydoc-style 'Parameters' (and 'Returns') section from the docments of `f`."
+    try: sig = inspect.signature(f)
+    except (TypeError, ValueError): return ""
+    docs = _docments(lines, f.__code__.co_firstlineno - 1)
+    params = [p for p in sig.parameters.values() if not (skip_self and p.name in ("self", "cls"))]
+    if not params and "return" not in docs: return ""
+    text = ["Parameters", "----------"] if params else []
+    for p in params:
+        kind = "" if p.annotation is p.empty else f" : {getattr(p.annotation, '__name__', p.annotation)}"
+        stars = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        text += [f"{stars}{p.name}{kind}" + ("" if p.default is p.empty else f" = {p.default!r}")]
+        if p.name in docs: text.append(f"    {docs[p.name]}")
+    if "return" in docs:
+        ret = sig.return_annotation
+        text += ["", "Returns", "-------", "object" if ret is sig.empty else getattr(ret, "__name__", str(ret)), f"    {docs['return']}"]
+    return "\n".join(text)
+
+def _fields_section(cls, lines:list)->str:
+    "An 'Attributes' section from the trailing comments of a dataclass's fields."
+    start = next((k for k, l in enumerate(lines) if re.match(rf"class {cls.__name__}\b", l)), None)
+    fields = getattr(cls, "__dataclass_fields__", None)
+    if start is None or not fields: return ""
+    text = []
+    for line in lines[start + 1:start + 60]:
+        if line.strip().startswith(("def ", "@")) or (line.strip() and not line.startswith((" ", "\t"))): break
+        code, comment = _split_comment(line)
+        m = re.match(r"\s+(\w+)\s*:", code)
+        if m and m[1] in fields and comment: text += [f"{m[1]} : {getattr(fields[m[1]].type, '__name__', fields[m[1]].type)}", f"    {comment}"]
+    return "\n".join(["Attributes", "----------", *text]) if text else ""
+
+def _add(obj, section:str):
+    if section and "\n----------\n" not in (obj.__doc__ or ""): obj.__doc__ = f"{(obj.__doc__ or '').rstrip()}\n\n{section}\n"
+
+def document_parameters(
+    namespace:dict, # a module's globals(), called at the end of the module
+):
+    "Append to every function's and class's docstring the parameters it documents with trailing comments, so `help()` shows them."
+    name = namespace.get("__name__")
+    path = namespace.get("__file__")
+    if not str(path or "").endswith(".py"): return            # a notebook: its cells are not a file to read
+    lines = linecache.getlines(path)
+    if not lines: return
+    for obj in list(namespace.values()):
+        if inspect.isfunction(obj) and obj.__module__ == name: _add(obj, _parameter_section(obj, lines))
+        elif inspect.isclass(obj) and obj.__module__ == name:
+            for member in vars(obj).values():
+                f = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
+                if inspect.isfunction(f) and f.__module__ == name and f.__name__ != "__init__":
+                    _add(f, _parameter_section(f, lines, skip_self=True))
+            init = vars(obj).get("__init__")
+            if inspect.isfunction(init) and init.__module__ == name and "__dataclass_fields__" not in vars(obj):
+                _add(obj, _parameter_section(init, lines, skip_self=True))
+            else: _add(obj, _fields_section(obj, lines))
+
+
+# %% ../nbs/00_hnm.ipynb #d0c50000
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

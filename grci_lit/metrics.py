@@ -342,3 +342,9 @@ def plot_rbo(
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+# %% ../nbs/09_metrics.ipynb #d0c60009
+from .hnm import document_parameters
+
+# %% ../nbs/09_metrics.ipynb #d0c50009
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

@@ -123,3 +123,9 @@ def plot_mutual_information(
     ax2.set(xscale="log", xlabel="k", ylabel="nats", title=f"rho = {rho}: estimate against k"); ax2.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+# %% ../nbs/03_mutual_info.ipynb #d0c60003
+from .hnm import document_parameters
+
+# %% ../nbs/03_mutual_info.ipynb #d0c50003
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

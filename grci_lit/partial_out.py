@@ -384,3 +384,9 @@ def plot_partial_out(
     ax2.legend(fontsize=7, markerscale=3)
     fig.tight_layout()
     return fig
+
+# %% ../nbs/02_partial_out.ipynb #d0c60002
+from .hnm import document_parameters
+
+# %% ../nbs/02_partial_out.ipynb #d0c50002
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

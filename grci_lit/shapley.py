@@ -7,7 +7,7 @@ Docs: https://grci-lit.github.io/grci_lit/shapley.html.md"""
 # %% auto #0
 __all__ = ['fold_labels', 'choose_hyperparameters', 'ShapleyModel', 'fit_classifier', 'plot_cv_logloss', 'shapley_values',
            'shapley_by_enumeration', 'path_dependent_value', 'interventional_value', 'rank_root_causes',
-           'plot_patient_shapley']
+           'plot_patient_shapley', 'plot_waterfall', 'plot_beeswarm']
 
 # %% ../nbs/07_shapley.ipynb #b9f5d928
 import json
@@ -336,3 +336,61 @@ def plot_patient_shapley(
     ax.set_xlabel("Shapley value (red: root cause, s > 0)")
     ax.set_title(title or ("\u2605 = true root cause" if truth else "Shapley values"))
     return ax
+
+# %% ../nbs/07_shapley.ipynb #77392283
+def _explanation(values, base_value, data, names):
+    "A `shap.Explanation` of Shapley values (one row or a matrix), with names from a Series/DataFrame when not given."
+    import shap                                                # heavy: only when a figure is drawn
+    if names is None: names = list(values.columns if isinstance(values, pd.DataFrame) else values.index) \
+        if isinstance(values, (pd.Series, pd.DataFrame)) else None
+    s = np.asarray(values, dtype=np.float64)
+    names = [f"E{j}" for j in range(s.shape[-1])] if names is None else [str(x) for x in names]
+    if len(names) != s.shape[-1]: raise ValueError(f"names has {len(names)} entries but values has {s.shape[-1]} columns")
+    base = np.full(s.shape[:-1], float(base_value)) if s.ndim == 2 else float(base_value)
+    d = None if data is None else np.asarray(data, dtype=np.float64)
+    if d is not None and d.shape != s.shape: raise ValueError(f"data has shape {d.shape} but values has {s.shape}")
+    return shap.Explanation(values=s, base_values=base, data=d, feature_names=names)
+
+def plot_waterfall(
+    values, # one patient's Shapley values (length p; a Series keeps its names)
+    base_value:float, # the model's mean output E f(E), where the waterfall starts
+    names=None, # variable names (default: the Series index, else E0..E{p-1})
+    max_display:int=10, # bars: the largest |values| first, the rest summed into one bar
+    title:str=None, # title above the plot
+    data=None, # the patient's values shown beside the names (e.g. its error terms), or None
+): # the matplotlib Figure (close it with plt.close after saving)
+    "shap's waterfall of one patient: from the base value, the largest contributions, to the patient's log-odds."
+    import shap
+    e = _explanation(values, base_value, data, names)
+    if e.values.ndim != 1: raise ValueError(f"values must be one patient's Shapley values (1-D), got shape {e.values.shape}")
+    fig = plt.figure()
+    ioff, was = plt.ioff, plt.isinteractive()
+    plt.ioff = lambda: plt.interactive(False)   # shap calls pyplot.ioff(), which fails when a notebook runner left a stale display hook
+    try: shap.plots.waterfall(e, max_display=int(max_display), show=False)   # draws into the current figure: ours
+    finally: plt.ioff = ioff; plt.interactive(was)
+    if title: fig.axes[0].set_title(title, loc="left", fontsize=10, pad=18)
+    return fig
+
+def plot_beeswarm(
+    values, # n x p Shapley values of the patients to show (a DataFrame keeps its names)
+    data=None, # n x p values for the colours (e.g. the error terms), or None for grey
+    names=None, # variable names (default: the DataFrame's columns)
+    max_display:int=20, # rows: variables by mean |value|, the rest summed into one row
+    title:str=None, # title above the plot
+    color_bar_label:str="error term", # label of the colour bar
+): # the matplotlib Figure (close it with plt.close after saving)
+    "shap's beeswarm summary: one dot per patient and variable, coloured by `data`."
+    import shap
+    e = _explanation(values, 0.0, data, names)
+    if e.values.ndim != 2 or len(e.values) == 0: raise ValueError(f"values must be an n x p matrix with n >= 1, got shape {e.values.shape}")
+    fig = plt.figure()
+    shap.plots.beeswarm(e, max_display=int(max_display), show=False, color_bar_label=color_bar_label,
+                        color=None if data is not None else "0.4")
+    if title: fig.axes[0].set_title(title, loc="left", fontsize=10)
+    return fig
+
+# %% ../nbs/07_shapley.ipynb #d0c60007
+from .hnm import document_parameters
+
+# %% ../nbs/07_shapley.ipynb #d0c50007
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

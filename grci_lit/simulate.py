@@ -397,3 +397,9 @@ def plot_dag(
     ax.set_axis_off()
     ax.set_title(f"{'PNL' if dag.pnl else 'HNM'} DAG, p={p}: D red, parents orange, other ancestors yellow", fontsize=9)
     return ax
+
+# %% ../nbs/01_simulate.ipynb #d0c60001
+from .hnm import document_parameters
+
+# %% ../nbs/01_simulate.ipynb #d0c50001
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

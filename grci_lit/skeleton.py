@@ -265,6 +265,7 @@ def skeleton_stable(
     n_jobs:int=1, # joblib workers per level; any value gives the same result as 1
     verbose:bool=False, # progress bar per level and one summary line per level
     conditioners=None, # optional (p, p) bool mask: conditioners[k, x] allows k in the sets of pairs tested from x
+    progress=None, # optional callable progress(level, edges_left) after each level
 )->Skeleton:
     "The skeleton phase of PC-stable with pcalg's semantics: order-independent, and parallel within each level."
     A, names = _check_data(X)
@@ -301,6 +302,7 @@ def skeleton_stable(
                     sepsets[(a, b)] = tuple(int(s) for s in S)
             per_level.append(count)
             if verbose: print(f"level {level}: {len(jobs)} edges tested with {count} CI tests; {int(np.triu(G, 1).sum())} edges left")
+            if progress is not None: progress(level, int(np.triu(G, 1).sum()))
             level += 1
     finally:
         if pool is not None: pool.__exit__(None, None, None)
@@ -411,3 +413,9 @@ def plot_toy_skeleton(
     d, a = toy_dag_data(n, seed=seed)
     sk = skeleton_stable(d, alpha=alpha, ci_test=ci_test)
     return plot_skeleton(a, sk, title=f"{ci_test}, alpha = {alpha:g}, n = {n}: {sk.n_tests} tests")
+
+# %% ../nbs/06_skeleton.ipynb #d0c60006
+from .hnm import document_parameters
+
+# %% ../nbs/06_skeleton.ipynb #d0c50006
+document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

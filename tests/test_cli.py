@@ -1,5 +1,6 @@
 """The `grci-lit` command line, run as a user runs it: in a subprocess (`python -m grci_lit.cli ...`)."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -60,7 +61,8 @@ def test_run_writes_every_output(sim_csv, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "GRCI on" in r.stdout
     names = {p.name for p in out.iterdir()}
-    for f in ("shapley_values.csv", "root_causes.csv", "errors.csv", "skeleton.csv", "order.csv", "grci.pkl", "summary.png"):
+    for f in ("shapley_values.csv", "root_causes.csv", "errors.csv", "skeleton.csv", "order.csv", "grci.pkl", "summary.png",
+              "report.html"):
         assert f in names
     assert len([n for n in names if n.startswith("patient_") and n.endswith(".png")]) == 2
     shap = pd.read_csv(out / "shapley_values.csv", index_col=0)
@@ -69,10 +71,15 @@ def test_run_writes_every_output(sim_csv, tmp_path):
     assert errors.shape == (250, 6) and list(errors.columns) == NAMES and np.isfinite(errors.to_numpy()).all()
     rc = pd.read_csv(out / "root_causes.csv", index_col=0)
     assert list(rc.columns) == ["dx", "log_odds", "n_root_causes", "root_cause_1", "root_cause_2", "root_cause_3"]
-    assert (rc.dx.to_numpy() == df.dx.to_numpy()).all()
-    assert (rc.n_root_causes.to_numpy() == (shap.to_numpy() > 0).sum(1)).all()
-    top = shap.idxmax(axis=1).where(shap.max(axis=1) > 0)
+    sick = df.dx.to_numpy() == 1
+    assert list(rc.index) == list(df.pid[sick]) and (rc.dx == 1).all()        # D = 0 patients are left out
+    shap1 = shap.loc[rc.index]
+    assert (rc.n_root_causes.to_numpy() == (shap1.to_numpy() > 0).sum(1)).all()
+    top = shap1.idxmax(axis=1).where(shap1.max(axis=1) > 0)
     assert (rc.root_cause_1.fillna("-") == top.fillna("-")).all()          # the first root cause is the largest s > 0
+    page = (out / "report.html").read_text()
+    links = re.findall(r'(?:src|href)="([^"]*)"', page)                      # every image inline: nothing to fetch
+    assert "<script>" in page and links and all(u.startswith("data:image/png;base64,") for u in links)
     sk = pd.read_csv(out / "skeleton.csv", index_col=0)
     assert sk.shape == (6, 6) and list(sk.columns) == NAMES and list(sk.index) == NAMES
     assert (sk.to_numpy() == sk.to_numpy().T).all() and not np.diag(sk.to_numpy()).any()
@@ -106,7 +113,7 @@ def _bad_files(folder, df):
             "non-numeric column": ((f("text.csv"), "--target", "dx"), "v2"),
             "NaN without --dropna": ((f("gaps.csv"), "--target", "dx"), "--dropna"),
             "D not binary": ((f("three.csv"), "--target", "dx"), "binary"),
-            "D as words": ((f("words.csv"), "--target", "dx"), "binary"),
+            "D as words": ((f("words.csv"), "--target", "dx"), "--positive yes"),
             "one class": ((f("one.csv"), "--target", "dx"), "one class"),
             "too few rows": ((f("short.csv"), "--target", "dx"), "30 rows"),
             "constant column": ((f("constant.csv"), "--target", "dx"), "v4"),
@@ -154,8 +161,13 @@ def test_dropna_reports_the_count(bad_files, tmp_path):
     args, _ = bad_files["NaN without --dropna"]
     r = cli("run", *args, "--dropna", "--out", tmp_path / "out", "--quiet", "--plots", "0")
     assert r.returncode == 0, r.stderr
-    assert "dropped 4 incomplete row(s); 246 remain" in r.stdout
+    assert r.stdout == "" and r.stderr == ""                                # --quiet: nothing but errors
     assert len(pd.read_csv(tmp_path / "out" / "shapley_values.csv")) == 246
+    args, _ = bad_files["infinite value"]                                     # --dropna also drops infinite values
+    r = cli("run", *args, "--dropna", "--out", tmp_path / "out2", "--plots", "0", "--no-report")
+    assert r.returncode == 0, r.stderr
+    assert "dropped 1 incomplete row(s); 249 remain" in r.stdout
+    assert len(pd.read_csv(tmp_path / "out2" / "shapley_values.csv")) == 249
 
 
 @pytest.mark.skipif(shutil.which("grci-lit") is None, reason="the grci-lit entry point is not installed")
@@ -255,3 +267,120 @@ def test_dask_backend_matches_joblib(tmp_path):
     cols = ["seed", "method", "rbo", "mse"]
     assert len(on_dask) == 4
     assert (on_dask[cols].to_numpy() == on_joblib[cols].to_numpy()).all()
+
+
+@pytest.fixture(scope="module")
+def pbc_words(tmp_path_factory):
+    "The shipped PBC data with D written as words: 'died' / 'alive'; its 0/1 version beside it."
+    from grci_lit.datasets import load_pbc
+    X, D = load_pbc()
+    folder = tmp_path_factory.mktemp("pbc")
+    X.assign(status=D.map({1: "died", 0: "alive"})).to_csv(folder / "pbc_words.csv", index_label="id")
+    X.assign(status=D).to_csv(folder / "pbc.csv", index_label="id")
+    return folder, X, D
+
+
+def test_positive_names_the_disease(pbc_words, tmp_path):
+    "A string target with --positive gives the same fit as its 0/1 version; without it, both values and the option."
+    folder, X, D = pbc_words
+    from grci_lit.cli import main
+    r = cli("run", folder / "pbc_words.csv", "--target", "status", "--index-col", "id", "--out", tmp_path / "w", "--quiet")
+    assert r.returncode == 2 and "'alive' and 'died'" in r.stderr and "--positive died" in r.stderr, r.stderr
+    argv = ["--index-col", "id", "--quiet", "--plots", "0", "--waterfalls", "0", "--no-report"]
+    assert main(["run", str(folder / "pbc_words.csv"), "--target", "status", "--positive", "died", "--out", str(tmp_path / "w"), *argv]) == 0
+    assert main(["run", str(folder / "pbc.csv"), "--target", "status", "--positive", "1", "--out", str(tmp_path / "n"), *argv]) == 0
+    sw = pd.read_csv(tmp_path / "w" / "shapley_values.csv", index_col=0)
+    sn = pd.read_csv(tmp_path / "n" / "shapley_values.csv", index_col=0)
+    assert np.array_equal(sw.to_numpy(), sn.to_numpy())
+    rc = pd.read_csv(tmp_path / "w" / "root_causes.csv", index_col=0)
+    assert (rc.status == "died").all() and len(rc) == int(D.sum())
+    r = cli("run", folder / "pbc_words.csv", "--target", "status", "--positive", "dead", "--out", tmp_path / "x")
+    assert r.returncode == 2 and "--positive dead" in r.stderr and "'died'" in r.stderr
+
+
+def test_messages_name_the_option(sim_csv, tmp_path, capsys):
+    "Each input problem names the option that fixes it: --index-col, --exclude, --sep."
+    from grci_lit.cli import main
+    path, df = sim_csv
+    cases = {"ids.csv": (df.assign(pid=[f"P{k:04d}" for k in range(len(df))]), "--index-col pid"),
+             "sex.csv": (df.assign(sex=np.where(df.index % 2, "F", "M")), "--exclude sex"),
+             "semicolon.csv": (df, "--sep ';'")}
+    for name, (table, word) in cases.items():
+        table.to_csv(tmp_path / name, index=False, sep=";" if name == "semicolon.csv" else ",")
+        code = main(["run", str(tmp_path / name), "--target", "dx", "--out", str(tmp_path / "out"), "--quiet"])
+        _check_one_line(code, capsys.readouterr().err, word, tmp_path / "out")
+    from grci_lit.cli import read_table
+    X, D, _ = read_table(tmp_path / "semicolon.csv", "dx", sep=";", index_col="pid")
+    assert X.shape == (len(df), 6) and list(D) == list(df.dx)
+    df.to_csv(tmp_path / "tab.csv", index=False, sep="\t")
+    assert read_table(tmp_path / "tab.csv", "dx", sep="tab", index_col="pid")[0].shape == (len(df), 6)
+    with pytest.warns(UserWarning, match="--index-col pid"):                 # an id column used as a variable
+        read_table(path, "dx")
+
+
+def test_ci_test_option(sim_csv, tmp_path):
+    from grci_lit.grci import GRCI
+    path, _ = sim_csv
+    r = cli("run", path, "--target", "dx", "--index-col", "pid", "--ci-test", "fisher_z", "--out", tmp_path / "o",
+            "--quiet", "--plots", "0", "--no-report")
+    assert r.returncode == 0, r.stderr
+    assert GRCI.load(tmp_path / "o" / "grci.pkl").ci_test == "fisher_z"
+    r = cli("run", path, "--target", "dx", "--ci-test", "nope", "--out", tmp_path / "p")
+    assert r.returncode == 2 and "--ci-test" in r.stderr and "fisher_z" in r.stderr
+
+
+def _browser():
+    "Playwright's sync API and Debian's chromium, or a skip (outside CI) / failure (in CI) saying how to install them."
+    try: from playwright.sync_api import sync_playwright
+    except ImportError: sync_playwright = None
+    if sync_playwright is None or not Path("/usr/bin/chromium").exists():
+        msg = ("the report test needs Debian's chromium and Playwright: apt-get update && apt-get install -y chromium; "
+               "pip install playwright")
+        if os.environ.get("CI"): pytest.fail(msg)
+        pytest.skip(msg)
+    return sync_playwright
+
+
+def test_report_in_chromium(pbc_words, tmp_path):
+    "report.html opens from disk in headless Chromium with no failed or external request, and its search filters rows."
+    sync_playwright = _browser()
+    folder, X, D = pbc_words
+    out = tmp_path / "rep"
+    r = cli("run", folder / "pbc_words.csv", "--target", "status", "--positive", "died", "--index-col", "id",
+            "--out", out, "--quiet", "--plots", "1", "--waterfalls", "5", "--seeds", "2")
+    assert r.returncode == 0, r.stderr
+    rc = pd.read_csv(out / "root_causes.csv", index_col=0)
+    requests, failed, errors = [], [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                          "--disable-component-update", "--disable-sync"])
+        page = browser.new_page()
+        page.on("request", lambda q: requests.append(q.url))
+        page.on("requestfailed", lambda q: failed.append(q.url))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((out / "report.html").as_uri())
+        page.wait_for_load_state("load")
+        visible = lambda: page.locator("#patients tbody tr:visible").count()
+        assert visible() == len(rc) == int(D.sum())
+        assert page.locator("h2", has_text="Stability across seeds").count() == 1
+        assert page.locator("img").count() == 3 + 5                          # graph, stability, summary, 5 waterfalls
+        widths = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.naturalWidth)")
+        assert min(widths) > 100, widths                                     # every embedded PNG decodes
+        keys = [" ".join([str(i), "died", *row.dropna()]).lower() for i, row in rc.filter(like="root_cause_").iterrows()]
+        pid = str(rc.index[7])
+        page.fill("#search", pid)
+        assert visible() == sum(pid in k for k in keys) >= 1
+        cause = rc.root_cause_1.dropna().iloc[0]
+        page.fill("#search", cause)
+        want = sum(cause in k for k in keys)
+        assert visible() == want and 0 < want < len(rc)
+        assert page.locator("#shown").inner_text() == str(want)
+        page.fill("#search", "no-such-variable")
+        assert visible() == 0
+        page.fill("#search", "")
+        assert visible() == len(rc)
+        browser.close()
+    assert not failed and not errors, (failed, errors)
+    external = [u for u in requests if not u.startswith(("file:", "data:"))]
+    assert not external, external
