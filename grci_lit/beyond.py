@@ -29,14 +29,15 @@ from .simulate import sample_dag
 from .skeleton import skeleton_stable
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000013
-REMEDIES = {  # name -> (projection draws per Partial-Out, whole GRCI fits whose Shapley values are averaged)
-    "paper": (1, 1), "draws3": (3, 1), "draws5": (5, 1), "draws10": (10, 1), "shap_mean3": (1, 3), "shap_mean5": (1, 5),
+REMEDIES = {  # name -> (Extract-Errors settings, whole GRCI fits whose Shapley values are averaged)
+    "paper": ({}, 1), "draws3": (dict(n_draws=3), 1), "draws5": (dict(n_draws=5), 1), "draws10": (dict(n_draws=10), 1),
+    "mean_projection": (dict(projection="mean"), 1), "shap_mean3": ({}, 3), "shap_mean5": ({}, 5),
 }
 
 @contextmanager
-def _draws_variant(n_draws):
-    "A temporary GRCI variant with `n_draws` projection draws: the measurement's knob (users pick a name of `VARIANTS`)."
-    with mock.patch.dict(VARIANTS, {"_measure": dict(n_draws=int(n_draws))}): yield "_measure"
+def _extract_variant(settings):
+    "A temporary GRCI variant with these Extract-Errors settings: the measurement's knob (users pick a name of `VARIANTS`)."
+    with mock.patch.dict(VARIANTS, {"_measure": dict(settings)}): yield "_measure"
 
 def fit_remedy(
     X, # n x p data, as for `GRCI.fit`
@@ -47,9 +48,9 @@ def fit_remedy(
 )->tuple: # (n x p Shapley values, the first fit, seconds of its fits without a given skeleton's search)
     "Fit one remedy: GRCI with its number of projection draws, its Shapley values averaged over its number of fits."
     if remedy not in REMEDIES: raise ValueError(f"remedy must be one of {list(REMEDIES)}, got {remedy!r}")
-    n_draws, n_fits = REMEDIES[remedy]
+    settings, n_fits = REMEDIES[remedy]
     shaps, seconds, first = [], 0.0, None
-    with _draws_variant(n_draws) as variant, warnings.catch_warnings():
+    with _extract_variant(settings) as variant, warnings.catch_warnings():
         warnings.simplefilter("ignore", TiedValuesWarning)
         for j in range(n_fits):
             g = GRCI(seed=seed + 10_000 * j, variant=variant, verbose=False).fit(X, D, skeleton=skeleton)

@@ -133,6 +133,7 @@ def extract_steps(
     k:int=10, # neighbours of the KSG estimator
     reference=False, # False (paper), True or quirk names: "stale_scores" here, "projection" in Partial-Out
     n_draws:int=1, # independent p x 200 projection draws; > 1 averages each Partial-Out's score and error over them
+    projection:str="dirichlet", # "dirichlet": random weights (the paper); "mean": every weight equal, the Dirichlet law's mean (no random step)
 ): # generator of `ExtractStep`, sink first
     "Run Extract-Errors one sink at a time."
     A, cols, _ = _as_data(X)
@@ -141,8 +142,10 @@ def extract_steps(
     k = _check_k(k, n)
     quirks = resolve_reference(reference)
     n_draws = _check_draws(n_draws)
+    if projection not in ("dirichlet", "mean"): raise ValueError(f"projection must be 'dirichlet' or 'mean', got {projection!r}")
     rng = np.random.default_rng(seed)                            # the first draw is the paper's single one
-    weights = [dirichlet_weights(p, m=200, seed=rng) for _ in range(n_draws)]
+    if projection == "mean": weights = [np.ones((p, 200))]       # renormalised per neighbour set: 1/q each
+    else: weights = [dirichlet_weights(p, m=200, seed=rng) for _ in range(n_draws)]
     scores, fits = np.full(p, -np.inf), {}
     remaining, update = list(range(p)), list(range(p))
     for step in range(p):
@@ -199,12 +202,13 @@ def extract_errors(
     reference=False, # False (paper), True or quirk names: "stale_scores", "projection"
     return_model:bool=False, # also return the `ErrorModel` for new rows
     n_draws:int=1, # projection draws per Partial-Out (1: the paper); see `extract_steps`
+    projection:str="dirichlet", # "dirichlet" (the paper) or "mean" (equal weights); see `extract_steps`
 )->tuple: # (errors n x p in X's column order, order sink first[, ErrorModel])
     "Extract-Errors (Algorithm 3): every error term of an HNM, given the data and a skeleton."
     A, cols, idx = _as_data(X)
     if isinstance(skeleton, pd.DataFrame) and cols is not None: _check_skeleton(skeleton, A.shape[1], cols)
     E = np.empty_like(A); order, nbs, models = [], {}, {}
-    for st in extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws):
+    for st in extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws, projection):
         E[:, st.sink] = st.error
         order.append(st.sink); nbs[st.sink] = st.neighbours; models[st.sink] = st.model
     errors = E if cols is None else pd.DataFrame(E, columns=cols, index=idx)
