@@ -148,7 +148,7 @@ def mad_normalize(
 # %% ../nbs/08_grci.ipynb #e6b4d2f6
 VARIANTS = {  # GRCI's variants: the settings of Extract-Errors each one uses (chapter beyond_the_paper)
     "paper": dict(n_draws=1),   # the paper's Algorithm 3: one Dirichlet projection draw per fit
-    "stable": dict(n_draws=5),  # Find-Sink's scores and Partial-Out's errors averaged over 5 independent draws
+    "averaged": dict(n_draws=5),  # Find-Sink's scores and Partial-Out's errors averaged over 5 independent draws
 }
 
 class GRCI:
@@ -162,7 +162,7 @@ class GRCI:
                  n_jobs:int=1, # parallel jobs for the skeleton and the cross-validation
                  verbose:bool=True, # show a progress bar over the steps
                  ties:str="jitter", # columns with > k tied values: "jitter" (warn, seeded jitter) or "error"
-                 variant:str="paper", # "paper": the paper's algorithm; "stable": Find-Sink averaged over projection draws (see `VARIANTS`)
+                 variant:str="paper", # "paper": the paper's algorithm; "averaged": Find-Sink averaged over 5 projection draws (see `VARIANTS`)
                 ):
         self.alpha, self.k, self.ci_test, self.reference = alpha, k, ci_test, reference
         self.seed, self.n_jobs, self.verbose, self.ties = seed, n_jobs, verbose, ties
