@@ -83,7 +83,7 @@ def _local_mathjax(out):
 
 
 def _order(p):
-    "index first, then the numbered chapters in teaching order"
+    "index first, then the numbered chapters in teaching order; appendices are numbered 90 and up, so they come last"
     return (0 if p.stem == 'index' else 1, p.name)
 
 
