@@ -506,7 +506,7 @@ def fit_seeds(
     n_jobs:int=1, # fits run side by side with joblib, each single-threaded (-1: all cores)
     verbose:bool=False, # progress bar over the fits (serial runs)
     skeleton=None, # a skeleton for every fit (see `GRCI.fit`); None: the first fit's, when no column is jittered
-    **settings, # other `GRCI` settings: alpha, k, ci_test, reference, ties
+    **settings, # other `GRCI` settings: alpha, k, ci_test, reference, ties, variant
 )->SeedStability:
     "Fit GRCI once per seed and report how much the patients' root causes depend on the random steps."
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool): seeds = list(range(int(seeds)))
