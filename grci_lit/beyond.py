@@ -1,4 +1,4 @@
-"""What GRCI changes beyond the paper's algorithm, why, and what it costs: Find-Sink's scores and Partial-Out's errors averaged over several projection draws, measured against the paper's variant
+"""What changes when GRCI goes beyond the paper's algorithm: Find-Sink averaged over projection draws, a projection without a random step, Shapley values averaged over fits; why, and what each buys and costs, measured paired against the paper
 
 Docs: https://grci-lit.github.io/grci_lit/beyond_the_paper.html.md"""
 
