@@ -13,6 +13,7 @@ from `nbs/_quarto.yml`.
 
 Usage: python tools/build_docs.py [--out DIR] [--no-readme]"""
 import argparse, html, inspect, json, os, posixpath, re, shutil, sys, time
+from urllib.parse import quote, unquote
 from pathlib import Path
 
 import nbformat, yaml
@@ -161,28 +162,32 @@ def _sections(body):
 
 
 def _fix_links(body, page, pages, ids):
-    "nbdev's absolute doc links made relative, with anchors that exist on the target page; notebook links to pages"
+    """nbdev's absolute doc links made relative, with anchors that exist on the target page (a doc link to a name
+    with no entry, e.g. a private helper, becomes plain code); notebook links to their pages"""
     by_name = {p['file']: p for p in pages}
     by_base = {posixpath.basename(p['file']): p['file'] for p in pages}
     by_nb = {posixpath.basename(p['ipynb']): p['file'] for p in pages if p.get('ipynb')}
 
     def fix(m):
-        href = html.unescape(m[1])
+        pre, href, post, inner = m[1], html.unescape(m[2]), m[3], m[4]
         url, _, anchor = href.partition('#')
-        target = None
-        if url.startswith(_BASE_URL): target = by_base.get(url[len(_BASE_URL):].split('/')[-1] or 'index.html')
-        elif '://' in url or url.startswith(('mailto:', 'data:')): return m[0]
+        target, doclink = None, url.startswith(_BASE_URL)
+        if doclink: target = by_base.get(url[len(_BASE_URL):].split('/')[-1] or 'index.html')
+        elif '://' in url or url.startswith(('mailto:', 'data:')) or ' download' in post: return m[0]
         elif url == '': target = page if anchor else None
         elif url.endswith('results/README.md'): target = 'results.html'
         elif url.endswith('.ipynb'): target = by_nb.get(posixpath.basename(url))
         elif url.endswith('.html'): target = by_base.get(posixpath.basename(url)) or (url if url in by_name else None)
-        if target is None: return m[0]
-        if anchor and target in ids and anchor not in ids[target]:
+        if target is None: return inner if doclink else m[0]
+        if anchor and target in ids and anchor not in ids[target] and unquote(anchor) not in ids[target]:
+            # nbdev lower-cases the anchors
             low = {a.lower(): a for a in ids[target]}
-            anchor = low.get(anchor.lower(), low.get(anchor.lower().replace('-', '_'), ''))
+            found = low.get(unquote(anchor).lower())
+            if found is None and doclink: return inner
+            if found: anchor = quote(found, safe="-_.~!$&'()*+,;=:@/")
         new = (_rel(page, target) if target != page else '') + (f'#{anchor}' if anchor else '')
-        return f'href="{html.escape(new or _rel(page, target))}"'
-    return re.sub(r'href="([^"]*)"', fix, body)
+        return f'<a{pre}href="{html.escape(new or _rel(page, target))}"{post}>{inner}</a>'
+    return re.sub(r'<a\b([^>]*?)href="([^"]*)"([^>]*)>(.*?)</a>', fix, body, flags=re.S)
 
 
 def _toy_html(t):
@@ -264,7 +269,7 @@ def build_docs(out=None, readme=True, cache_dir=None, jobs=2, log=print):
         nb, title = res
         body, _ = exp.from_notebook_node(nb, resources={'metadata': {'name': title}})
         pages.append({'file': 'results.html', 'title': title, 'num': ''}); bodies.append(body)
-    ids = {p['file']: set(re.findall(r'\bid="([^"]+)"', b)) for p, b in zip(pages, bodies)}
+    ids = {p['file']: {html.unescape(x) for x in re.findall(r'\bid="([^"]+)"', b)} for p, b in zip(pages, bodies)}
     index = []
     for i, (page, body) in enumerate(zip(pages, bodies)):
         f = page['file']
