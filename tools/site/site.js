@@ -2,6 +2,8 @@
    No network: the search index is a script of the site (search_index.js), the toys' figures are files of the site. */
 (function () {
   "use strict";
+  /* the site's root, from this script's own address: search results link from pages in any folder */
+  var ROOT = (document.currentScript && document.currentScript.src || "").replace(/site\.js(\?.*)?$/, "");
 
   /* ---------- toys: each control picks one precomputed state; the state key is the controls' indices joined by "-" */
   function toyKey(toy) {
@@ -93,7 +95,7 @@
       }
       hits.forEach(function (h) {
         var li = document.createElement("li"), a = document.createElement("a"), small = document.createElement("small");
-        a.href = h.d.u; a.textContent = h.d.p + " \u203a " + h.d.t;
+        a.href = ROOT + h.d.u; a.textContent = h.d.p + " \u203a " + h.d.t;
         small.textContent = snippet(h.d.x, q);
         li.appendChild(a); li.appendChild(small); list.appendChild(li);
       });
@@ -101,7 +103,14 @@
   }
 
   window.grciSearch = search;
+  /* ---------- the in-page contents: open beside the text on wide screens, folded above it on narrow ones */
+  function initToc() {
+    var toc = document.querySelector(".grci-toc");
+    if (toc && window.innerWidth < 1280) toc.removeAttribute("open");
+  }
+
   function init() {
+    initToc();
     Array.prototype.forEach.call(document.querySelectorAll(".grci-toy"), initToy);
     initSidebar();
     initSearch();
