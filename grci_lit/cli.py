@@ -153,7 +153,7 @@ def add_bench_parser(
 )->argparse.ArgumentParser: # the `bench` parser
     "Add `grci-lit bench pairs|tuebingen|skeleton|partial-out|grci|synth|real` (chapter `experiments`) to the parser."
     b = sub.add_parser("bench", help="run the paper's benchmarks and print their tables (chapter experiments)",
-                       description="Benchmarks of the paper's Section 5 and of this package's own bars. Each prints a "
+                       description="Benchmarks of the paper's Section 5 and of this package's speed and accuracy. Each prints a "
                        "table; sizes default to the paper's, which can take long (see each command's --help).")
     bs = b.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
     p = bs.add_parser("pairs", help="causal direction on synthetic pairs (Section 5.1.1)",

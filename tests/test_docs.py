@@ -50,6 +50,14 @@ def test_chapters_show_their_figures_and_no_errors(site):
             assert "grci-side" in html and re.search(r'href="(\.\./)*index.html"', html), f"{_page(nb)} has no navigation"
 
 
+def test_appendix_comes_after_the_chapters(site):
+    "The sidebar lists the index, the numbered chapters in order, then the appendix on the authors' R code."
+    side = re.search(r'<ol class="grci-chapters">(.*?)</ol>', (site / "index.html").read_text(), re.S)[1]
+    pages = [p for p in re.findall(r'href="([^"]+)"', side) if p != "results.html"]   # the results page closes the list
+    expected = [_page(nb) for nb in sorted(NBS, key=lambda nb: (nb.stem != "index", nb.name))]
+    assert pages == expected and pages[-1] == "r_code.html", pages
+
+
 def test_every_interact_cell_is_a_live_toy(site):
     "Each `interact(...)` cell of a notebook is, on its page, a toy with controls and a figure for every state."
     for nb in NBS:

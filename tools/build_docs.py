@@ -94,7 +94,7 @@ def _local_mathjax(out):
 
 
 def _order(p, root):
-    "index first, then the notebooks by file name (their number), wherever they sit under nbs/"
+    "index first, then the notebooks by file name (their number; appendices are 90 and up, so they come last), wherever they sit under nbs/"
     return (0 if p.stem == 'index' else 1, p.name, str(p.relative_to(root)))
 
 
