@@ -238,6 +238,7 @@ def build_docs(out=None, readme=True, cache_dir=None, jobs=2, log=print):
     classes = _classes()
     nbs = sorted((p for p in cache.rglob('*.ipynb') if not any(x.startswith(('_', '.')) for x in p.relative_to(cache).parts)),
                  key=lambda p: _order(p, cache))
+    shutil.rmtree(out / 'toys', ignore_errors=True)   # figures of earlier builds' states go; the cache keeps them
     toys = _all_toys(nbs, cache, nbs_root, out, cache_dir, jobs, log)
     pages, bodies, toy_counts = [], [], {}
     for p in nbs:
@@ -319,6 +320,9 @@ def _cells(src):
 
 def _one_nb_toys(src, fname, out, cache_dir):
     "The toys of one notebook (run in a worker process: each notebook gets a fresh namespace)"
+    import builtins
+    from IPython.display import display
+    builtins.display = getattr(builtins, 'display', display)   # notebooks call IPython's `display` without importing it
     stem = re.sub(r'\.html$', '', fname)
     lines = []
     built = toymod.build_toys(src.resolve(), _cells(src), out / 'toys' / stem, _rel(fname, f'toys/{stem}'),
