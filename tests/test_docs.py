@@ -74,6 +74,18 @@ def test_every_interact_cell_is_a_live_toy(site):
                 assert s["png"] and ((site / _page(nb)).parent / s["png"]).exists(), f"{_page(nb)}: missing {s['png']}"
 
 
+def test_page_and_site_weights(site):
+    "A page with the figures of its toys weighs at most 4 MB; the whole site at most 60 MB."
+    for p in _pages(site):
+        text = p.read_text()
+        figs = set(re.findall(r'"png": "([^"]+)"', text)) | {
+            s for s in re.findall(r'<img[^>]+src="([^"]+)"', text) if not s.startswith("data:")}
+        size = len(text.encode()) + sum((p.parent / f).stat().st_size for f in figs if (p.parent / f).exists())
+        assert size <= 4e6, f"{p.name} weighs {size / 1e6:.1f} MB with its figures"
+    total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
+    assert total <= 60e6, f"the site weighs {total / 1e6:.0f} MB"
+
+
 def test_no_page_asks_another_host(site):
     "No script, style, font or image comes from another host; no widget embed, no require.js."
     for p in _pages(site):
