@@ -10,4 +10,9 @@ if [ -n "${CI:-}" ] && [ -n "$(git status --porcelain -- nbs grci_lit)" ]; then
   echo "check.sh: the notebooks are not clean or grci_lit/ is out of sync with nbs/: run tools/check.sh and commit."
   exit 1
 fi
+# the browser test (tests/test_site.py) drives Debian's Chromium: install it where we may (root, apt-get)
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "check.sh: installing chromium for the browser test"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
 exec python -m pytest -q --durations=10 "$@"
