@@ -112,25 +112,29 @@ class _BoundResidualTest:
     def __call__(self, i, j, S): return residual_p_value(self.residuals(i, S), self.residuals(j, S)).p_value
 
 class _ColumnTest:
-    "Adapter from `ci_test(x, y, z)` on data to an index-based test."
-    def __init__(self, ci_test, A): self.ci_test, self.A = ci_test, A
-    def __call__(self, i, j, S): return self.ci_test(self.A[:, i], self.A[:, j], self.A[:, list(S)])
+    "Adapter from `ci_test(x, y, z)` on data to an index-based test that remembers each p-value of (x, y | S) and (y, x | S)."
+    def __init__(self, ci_test, A): self.ci_test, self.A, self.cache, self.hits = ci_test, A, {}, 0
+    def __call__(self, i, j, S):
+        key = (min(i, j), max(i, j), tuple(sorted(S)))                  # a CI test is symmetric in x and y
+        if key in self.cache: self.hits += 1; return self.cache[key]
+        p = self.cache[key] = self.ci_test(self.A[:, i], self.A[:, j], self.A[:, list(S)])
+        return p
 
 class _ColumnCITest:
     def __init__(self, ci_test): self.ci_test = ci_test
     def bind(self, X): return _ColumnTest(self.ci_test, np.asarray(X, dtype=float))
 
+_RESIDUAL_TESTS = ((mars_p_value, "mars"), (spline_p_value, "spline"))   # registered tests with a residual cache
+
 def resolve_ci_test(
-    ci_test="mars", # a name ("mars", "spline", "fisher_z"), a callable (x, y, z) -> p, or an object with .bind(X)
+    ci_test="mars", # a name of `ci_tests.CI_TESTS`, a callable (x, y, z) -> p, or an object with .bind(X)
 ): # an object with .bind(X) -> (i, j, S) -> p
     "Normalize the `ci_test` argument of `skeleton_stable` to an object with a `bind(X)` method."
-    if isinstance(ci_test, str):
-        if ci_test in ("mars", "spline"): return ResidualCITest(ci_test)
-        return _ColumnCITest(get_ci_test(ci_test))
-    if ci_test is mars_p_value: return ResidualCITest("mars")       # same p-values, with the cache
-    if ci_test is spline_p_value: return ResidualCITest("spline")
+    if isinstance(ci_test, str): ci_test = get_ci_test(ci_test)          # the registry
+    for f, residualizer in _RESIDUAL_TESTS:
+        if ci_test is f: return ResidualCITest(residualizer)            # same p-values, residuals cached
     if hasattr(ci_test, "bind"): return ci_test
-    if callable(ci_test): return _ColumnCITest(ci_test)
+    if callable(ci_test): return _ColumnCITest(ci_test)                 # any other test: its p-values cached
     raise ValueError(f"ci_test must be a test name, a callable ci_test(x, y, z) -> p or an object with bind(X); got {ci_test!r}")
 
 # %% ../nbs/06_skeleton.ipynb #fc9a8d03
