@@ -6,11 +6,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-NBS = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if not p.name.startswith(("_", ".")))
+NBS = sorted(p for p in (ROOT / "nbs").rglob("*.ipynb")
+             if not any(s.startswith(("_", ".")) for s in p.relative_to(ROOT / "nbs").parts))
 
 
 def _page(nb):
-    return ("index" if nb.stem == "index" else re.sub(r"^\d+_", "", nb.stem)) + ".html"
+    "The page of a notebook: nbs/06_skeleton.ipynb -> skeleton.html, nbs/bench/02_skeleton.ipynb -> bench_skeleton.html"
+    folders = list(nb.relative_to(ROOT / "nbs").parent.parts)
+    return "_".join(folders + [("index" if nb.stem == "index" else re.sub(r"^\d+_", "", nb.stem)) + ".html"])
 
 
 @pytest.fixture(scope="module")

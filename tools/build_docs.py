@@ -83,8 +83,14 @@ def _local_mathjax(out):
 
 
 def _order(p):
-    "index first, then the numbered chapters in teaching order"
-    return (0 if p.stem == 'index' else 1, p.name)
+    "index first, then the numbered chapters in teaching order, then the pages of subfolders (the benchmark harness)"
+    return (0 if p.stem == 'index' else len(p.parts), str(p))
+
+
+def _pages(cache):
+    "The processed notebooks to render, as paths relative to `cache`, in reading order"
+    nbs = [p.relative_to(cache) for p in cache.rglob('*.ipynb')]
+    return sorted((p for p in nbs if not any(s.startswith(('_', '.')) for s in p.parts)), key=_order)
 
 
 def build_docs(out=None, readme=True):
@@ -103,12 +109,12 @@ def build_docs(out=None, readme=True):
     exp = HTMLExporter(config=c, template_name='lab')
     mj = _local_mathjax(out)
     if mj: exp.mathjax_url = mj               # math renders with no network
-    nbs = sorted((p for p in cache.glob('*.ipynb')), key=_order)
     rendered = []
-    for p in nbs:
+    for rel in _pages(cache):
+        p = cache / rel
         nb = nbformat.read(p, as_version=4)
         fm = _prep(nb)
-        fname = fm.get('output-file') or p.with_suffix('.html').name
+        fname = '_'.join([*rel.parent.parts, fm.get('output-file') or p.with_suffix('.html').name])   # bench/01_pairs: bench_pairs.html
         body, _ = exp.from_notebook_node(nb, resources={'metadata': {'name': fm.get('title', p.stem)}})
         rendered.append([fname, fm.get('title', p.stem), body])
     pages = [(f, t, None) for f, t, _ in rendered]

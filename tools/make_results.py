@@ -6,7 +6,7 @@
     python tools/make_results.py --report           # rebuild the report from whatever is cached, run nothing
     python tools/make_results.py --budget 60        # stop starting new stages after 60 minutes
 
-Each (data set, method) result is a JSON file under results/cache/ (grci_lit.experiments' runner), so an
+Each (data set, method) result is a JSON file under results/cache/ (the runner of grci_lit.bench.runner), so an
 interrupted run loses nothing; rerunning the same command continues where it stopped. results/cache/ is
 git-ignored: the committed summary is results/README.md, results/*.csv and results/*.png.
 """
@@ -27,13 +27,15 @@ from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from grci_lit import experiments as ex  # noqa: E402
+from grci_lit.baselines import METHODS  # noqa: E402
+from grci_lit.bench import pairs, paper, runner  # noqa: E402
 
 RESULTS = ROOT / "results"
 CACHE = RESULTS / "cache"
 RUNLOG = CACHE / "runlog.jsonl"
-BASELINES = ["RCI", "RCI_t", "ICA", "ICA_t", "CO", "MS"]
-LABELS = list(ex.PAPER_LABELS.values())
+LABEL_OF = {m: METHODS[m].label for m in METHODS}   # the registry of methods: name -> label of the tables
+LABELS = list(LABEL_OF.values())
+BASELINES = [lab for lab in LABELS if lab != "GRCI"]
 DPI = 90
 
 # ---------------------------------------------------------------- stages: (name, description, callable)
@@ -45,16 +47,16 @@ EXTRA_REAL_BOOTSTRAPS = 50
 
 
 def synth_stage(p, reps, pnl=False):
-    return lambda n_jobs: ex.run_experiment(ex.synth_jobs((p,), SYNTH_NS, reps, pnl=pnl), CACHE, n_jobs=n_jobs)
+    return lambda n_jobs: runner.run_experiment(runner.synth_jobs((p,), SYNTH_NS, reps, pnl=pnl), CACHE, n_jobs=n_jobs)
 
 
 def real_stage(n_jobs):
-    return ex.run_experiment(ex.real_jobs(("pbc", "pima"), REAL_BOOTSTRAPS), CACHE, n_jobs=n_jobs)
+    return runner.run_experiment(runner.real_jobs(("pbc", "pima"), REAL_BOOTSTRAPS), CACHE, n_jobs=n_jobs)
 
 
 def real_seeds_stage(n_jobs):
-    jobs = [j for s in EXTRA_REAL_SEEDS for j in ex.real_jobs(("pbc",), EXTRA_REAL_BOOTSTRAPS, ("grci", "rci"), seed=s)]
-    return ex.run_experiment(jobs, CACHE, n_jobs=n_jobs)
+    jobs = [j for s in EXTRA_REAL_SEEDS for j in runner.real_jobs(("pbc",), EXTRA_REAL_BOOTSTRAPS, ("grci", "rci"), seed=s)]
+    return runner.run_experiment(jobs, CACHE, n_jobs=n_jobs)
 
 
 def _pbc_full_seed(seed):
@@ -93,7 +95,7 @@ def pbc_seed_stage(n_jobs):
 def tuebingen_stage(n_jobs):
     path = CACHE / "tuebingen_seed0.csv"
     if path.exists(): return
-    res = ex.bench_tuebingen(seed=0, methods=("grci", "lingam", "resit"), n_jobs=n_jobs, verbose=False)
+    res = pairs.bench_tuebingen(seed=0, methods=("grci", "lingam", "resit"), n_jobs=n_jobs, verbose=False)
     res.to_csv(path)
 
 
@@ -158,7 +160,7 @@ def load_synth(pnl=False):
     df = pd.DataFrame(rows)
     if df.empty: return df
     df = df[(df["pnl"] == pnl) & (df["n_truth"] == 50_000) & (df["reference"].map(len) == 0)]
-    df["label"] = df["method"].map(ex.PAPER_LABELS)
+    df["label"] = df["method"].map(LABEL_OF)
     return df
 
 
@@ -168,7 +170,7 @@ def load_real():
     df = pd.DataFrame([json.loads(p.read_text()) for p in folder.glob("*.json")])
     if df.empty: return df
     df = df[df["reference"].map(len) == 0]
-    df["label"] = df["method"].map(ex.PAPER_LABELS)
+    df["label"] = df["method"].map(LABEL_OF)
     return df
 
 
@@ -178,7 +180,7 @@ def complete_datasets(df, keys):
     return df[full]
 
 
-def cell_table(syn, value="rbo", paper=ex.PAPER_RBO, labels=LABELS, median_of=None):
+def cell_table(syn, value="rbo", paper=paper.PAPER_RBO, labels=LABELS, median_of=None):
     "Per cell and method: mean ± 95 % CI of `value`, beside the paper's table (and a median for `median_of`)."
     rows = []
     for (p, n), g in syn.groupby(["p", "n"]):
@@ -225,8 +227,8 @@ def fig_rbo_by_n(syn, path):
             if not s: continue
             line = ax.errorbar(np.array(ns) * (1 + 0.015 * (k - 3)), [v[0] for v in s], yerr=[v[1] for v in s],
                                marker="o", ms=4, capsize=2, lw=1.4 if lab == "GRCI" else 0.9, label=lab)
-            if (p, 500) in ex.PAPER_RBO.index:
-                ax.plot(SYNTH_NS, ex.PAPER_RBO.loc[p][lab].reindex(SYNTH_NS), ls=":", lw=0.8,
+            if (p, 500) in paper.PAPER_RBO.index:
+                ax.plot(SYNTH_NS, paper.PAPER_RBO.loc[p][lab].reindex(SYNTH_NS), ls=":", lw=0.8,
                         color=line[0].get_color())
         ax.set_xscale("log"); ax.set_xticks(SYNTH_NS, [str(n) for n in SYNTH_NS]); ax.minorticks_off()
         ax.set_title(f"p = {p} ({g.groupby('n').seed.nunique().min()}+ data sets per n)", fontsize=9)
@@ -271,7 +273,7 @@ def fig_tuebingen(tue, path):
         r = r.sort_index()
         acc = (r["weight"] * r["correct"]).cumsum() / r["weight"].cumsum()
         ax.plot(r.index, acc, lw=1.6 if name == "grci" else 1.0,
-                label=f"{name} ({ex.weighted_accuracy(r):.3f}; paper {ex.PAPER_TUEBINGEN.get(name, np.nan):.3f})")
+                label=f"{name} ({pairs.weighted_accuracy(r):.3f}; paper {paper.PAPER_TUEBINGEN.get(name, np.nan):.3f})")
     ax.set_xlabel("pair number"); ax.set_ylabel("moving weighted accuracy")
     ax.set_ylim(0, 1.02); ax.axhline(0.5, color="grey", lw=0.7, ls=":")
     ax.legend(fontsize=7); ax.set_title("Tübingen cause-effect pairs (97 pairs, seed 0)", fontsize=9)
@@ -300,9 +302,9 @@ def pnl_section():
     if syn.empty: return []
     syn = complete_datasets(syn, ["p", "n", "seed"])
     reps = syn.groupby(["p", "n"]).seed.nunique()
-    ct = cell_table(syn, paper=ex.PAPER_PNL_RBO)
+    ct = cell_table(syn, paper=paper.PAPER_PNL_RBO)
     ct.to_csv(RESULTS / "pnl_rbo_cells.csv", index=False)
-    mt = cell_table(syn, "mse", ex.PAPER_PNL_MSE, ["GRCI", "RCI", "ICA"], median_of="GRCI")
+    mt = cell_table(syn, "mse", paper.PAPER_PNL_MSE, ["GRCI", "RCI", "ICA"], median_of="GRCI")
     mt.to_csv(RESULTS / "pnl_mse.csv", index=False)
     pt = paired_table(syn, ["p", "n", "seed"])
     pt.to_csv(RESULTS / "pnl_paired_pooled.csv", index=False)
@@ -365,13 +367,13 @@ def report():
         out += [md_table(show, index=False), ""]
         outside = []
         for (p, n), g in syn.groupby(["p", "n"]):
-            if (p, n) not in ex.PAPER_RBO.index: continue
+            if (p, n) not in paper.PAPER_RBO.index: continue
             for lab in LABELS:
                 m, h, _ = t_ci(g.loc[g.label == lab, "rbo"])
-                ref = ex.PAPER_RBO.loc[(p, n), lab]
+                ref = paper.PAPER_RBO.loc[(p, n), lab]
                 if abs(m - ref) > h: outside.append(f"{lab} at ({p}, {n}): ours {m:.3f} ± {h:.3f}, paper {ref:.3f}")
         gap = pd.DataFrame({lab: [np.nanmean([syn.loc[(syn.p == p) & (syn.n == n) & (syn.label == lab), "rbo"].mean()
-                                              - ex.PAPER_RBO.loc[(p, n), lab] for n in SYNTH_NS
+                                              - paper.PAPER_RBO.loc[(p, n), lab] for n in SYNTH_NS
                                               if ((syn.p == p) & (syn.n == n)).any()])
                                   for p in sorted(syn.p.unique())] for lab in LABELS},
                            index=pd.Index(sorted(syn.p.unique()), name="p"))
@@ -406,13 +408,13 @@ def report():
                     md_table(pc.pivot_table(index=["p", "n"], columns="baseline", values="mean_diff")
                              [[b for b in BASELINES if b in set(pc.baseline)]]
                              .round(3)), ""]
-        mt = cell_table(syn, "mse", ex.PAPER_MSE, ["GRCI", "RCI", "ICA"], median_of="GRCI")
+        mt = cell_table(syn, "mse", paper.PAPER_MSE, ["GRCI", "RCI", "ICA"], median_of="GRCI")
         mt.to_csv(RESULTS / "synth_mse.csv", index=False)
         out += ["### MSE of the recovered errors (ancestors of D), Table 3(b)", "",
                 "Mean ± 95 % CI beside the paper's mean; GRCI's median too, since a few data sets with a badly "
                 "recovered error dominate the mean.", "", md_table(mt, index=False), ""]
-        tab = ex.summarize(syn.drop(columns="label"), "seconds")
-        bp = ex.beside_paper(tab, ex.PAPER_SECONDS)
+        tab = runner.summarize(syn.drop(columns="label"), "seconds")
+        bp = runner.beside_paper(tab, paper.PAPER_SECONDS)
         bp.to_csv(RESULTS / "synth_seconds.csv")
         out += ["### Seconds per data set, Table 3(c) (noisy: shared machine)", "",
                 "Ours (mean wall seconds) beside the paper's mean.", "", md_table(bp.round(3)), ""]
@@ -500,7 +502,7 @@ def report():
     tpath = CACHE / "tuebingen_seed0.csv"
     if tpath.exists():
         tue = pd.read_csv(tpath, index_col="pair_id")
-        ts = ex.tuebingen_summary(tue)
+        ts = pairs.tuebingen_summary(tue)
         ts.to_csv(RESULTS / "tuebingen.csv")
         fig_tuebingen(tue, RESULTS / "tuebingen_moving_accuracy.png")
         out += ["## Tübingen cause-effect pairs (Section 5.1.2)", "",

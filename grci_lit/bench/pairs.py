@@ -8,7 +8,7 @@ Docs: https://grci-lit.github.io/grci_lit/bench/pairs.html.md"""
 __all__ = ['DIRECTION_METHODS', 'direction_method', 'bench_pairs', 'weighted_accuracy', 'tuebingen_summary', 'bench_tuebingen',
            'plot_pairs']
 
-# %% ../../nbs/bench/01_pairs.ipynb #816ab68d
+# %% ../../nbs/bench/01_pairs.ipynb #213836d9
 import copy
 import time
 import warnings
@@ -16,13 +16,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-# %% ../../nbs/bench/01_pairs.ipynb #edbfb59c
+# %% ../../nbs/bench/01_pairs.ipynb #03c6938d
 from ..baselines import lingam_direction, resit_direction
 from ..datasets import load_tuebingen, swap_half
 from ..extract import causal_direction
+from ..simulate import sample_pair
 from .paper import PAPER_TUEBINGEN, SCENARIOS
 
-# %% ../../nbs/bench/01_pairs.ipynb #d37549d4
+# %% ../../nbs/bench/01_pairs.ipynb #575282d4
 _SCENARIO_ID = {(m, g): j for j, (_, m, g) in enumerate(SCENARIOS)}
 DIRECTION_METHODS = ("grci", "lingam", "resit")
 
@@ -37,7 +38,7 @@ def direction_method(
     if method not in funs: raise ValueError(f"unknown direction method {method!r}; choose from {DIRECTION_METHODS} or pass a callable")
     return method, funs[method]
 
-# %% ../../nbs/bench/01_pairs.ipynb #41967925
+# %% ../../nbs/bench/01_pairs.ipynb #0db9e124
 def _direction(d): return int(getattr(d, "direction", d))
 
 def _one_pair(model, gaussian, n, stream, funs):
@@ -51,7 +52,7 @@ def _one_pair(model, gaussian, n, stream, funs):
         out.append((d, time.process_time() - t))
     return out
 
-# %% ../../nbs/bench/01_pairs.ipynb #a22e83e5
+# %% ../../nbs/bench/01_pairs.ipynb #6061fb5c
 def _map(fn, args, n_jobs):
     "fn(*a) for a in args, in order; on joblib workers when n_jobs != 1."
     if n_jobs == 1: return [fn(*a) for a in args]
@@ -65,7 +66,7 @@ def _methods(methods, method):
     if not pairs: raise ValueError("methods is empty")
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
-# %% ../../nbs/bench/01_pairs.ipynb #07ddf5c0
+# %% ../../nbs/bench/01_pairs.ipynb #45bfe8a7
 def bench_pairs(
     n_pairs:int=200, # pairs per scenario (the paper: 200)
     n:int=1000, # rows per pair (the paper: 1000)
@@ -105,7 +106,7 @@ def bench_pairs(
                       f"seconds per pair: median {res.loc[res.method == name, 'median_s'].median():.3f}")
     return res
 
-# %% ../../nbs/bench/01_pairs.ipynb #e32e3468
+# %% ../../nbs/bench/01_pairs.ipynb #81f6f272
 def _one_tuebingen(x, y, stream, funs):
     out = []
     for f in funs:
@@ -117,14 +118,14 @@ def _one_tuebingen(x, y, stream, funs):
         out.append((d, secs, any(issubclass(w.category, RuntimeWarning) for w in caught)))
     return out
 
-# %% ../../nbs/bench/01_pairs.ipynb #d21868df
+# %% ../../nbs/bench/01_pairs.ipynb #025cc5f5
 def weighted_accuracy(
     res:pd.DataFrame, # a `bench_tuebingen` table (one method) or any table with `weight` and `correct`
 )->float:
     "Weighted accuracy of a `bench_tuebingen` table."
     return float((res["weight"] * res["correct"]).sum() / res["weight"].sum())
 
-# %% ../../nbs/bench/01_pairs.ipynb #c55f5119
+# %% ../../nbs/bench/01_pairs.ipynb #eead3a99
 def tuebingen_summary(
     res:pd.DataFrame, # a `bench_tuebingen` table
 )->pd.DataFrame: # one row per method
@@ -139,7 +140,7 @@ def tuebingen_summary(
                          median_s=r["seconds"].median(), max_s=r["seconds"].max(), total_s=r["seconds"].sum()))
     return pd.DataFrame(rows).set_index("method")
 
-# %% ../../nbs/bench/01_pairs.ipynb #3ec00cc3
+# %% ../../nbs/bench/01_pairs.ipynb #b7003375
 def bench_tuebingen(
     seed:int=0, # seed of the swapped half and of the methods (pair j uses the stream [seed, j])
     methods=("grci",), # names from DIRECTION_METHODS and/or callables
@@ -167,7 +168,7 @@ def bench_tuebingen(
         print(tuebingen_summary(res).round(3).to_string())
     return res
 
-# %% ../../nbs/bench/01_pairs.ipynb #dafae71e
+# %% ../../nbs/bench/01_pairs.ipynb #df31ba0a
 def plot_pairs(
     res:pd.DataFrame=None, # a `bench_pairs` table; None: run `bench_pairs(n_pairs, n, seed, methods)` first
     n_pairs:int=10, # pairs per scenario when `res` is None
