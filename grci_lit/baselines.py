@@ -413,7 +413,7 @@ def learn_dag_order(
     order=None, # their sink-first order; with `errors`, skips the first skeleton and Extract-Errors
     n_jobs:int=1, # joblib workers of the skeletons
 )->DAGOrder:
-    "GRCI's order and errors, then the second skeleton restricted by the order and oriented by it (reference §3.2)."
+    "GRCI's order and errors, then the second skeleton restricted by the order and oriented by it (the R code's `learn_DAG_order`)."
     quirks = resolve_reference(reference)
     A, d = _check_data(X, D)
     p = A.shape[1]

@@ -30,7 +30,7 @@ from .simulate import DAGModel
 from .skeleton import Skeleton, skeleton_stable
 
 # %% ../nbs/08_grci.ipynb #3c96b826
-MIN_ROWS = 40  # fewer rows make the spline knot grid (reference §1.2) and 10-fold CV degenerate
+MIN_ROWS = 40  # fewer rows make the spline knot grid (R's seq(2, sqrt(n/10))) and 10-fold CV degenerate
 
 def _as_frame(
     X, # n x p DataFrame or array-like

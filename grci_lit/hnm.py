@@ -295,19 +295,19 @@ def plot_directions(
 # %% ../nbs/00_hnm.ipynb #e17bc740
 QUIRKS = {
     "projection": ("partial_out", "renormalises the Dirichlet projection weights with R's column-major recycling "
-                   "(w/colSums(w)), so with two or more regressors the weights leave the simplex (reference §1.4)"),
+                   "(w/colSums(w)), so with two or more regressors the weights leave the simplex (R/spline_regressionR.R)"),
     "stale_scores": ("extract", "keeps a node's old sink score after it loses its last neighbour instead of resetting "
-                     "it to -inf; this changes the order K, not the error values (reference §2.1)"),
+                     "it to -inf; this changes the order K, not the error values (R/FindSink.R)"),
     "squared_error": ("shapley", "tunes XGBoost with binary:logistic but fits the final model with the default "
-                      "reg:squarederror objective on the 0/1 labels (reference §4)"),
+                      "reg:squarederror objective on the 0/1 labels (R/train_xgboost_class.R)"),
     "welch_df": ("baselines", "RCI's Welch t-test uses the nonstandard df (v0+v1)^2/(v0^2/(n0-1)+v1^2/(n1-1)) "
-                 "without dividing the variances by the group sizes (reference §5.1)"),
+                 "without dividing the variances by the group sizes (R/ttest_fast.R)"),
     "rbo_empty": ("metrics", "when no variable has positive true Shapley value, R's 1:0 = c(1, 0) scores the true "
-                  "top-1 variable with its own weight (reference §5.1)"),
+                  "top-1 variable with its own weight (R/eval_scores.R)"),
     "ms_misalign": ("baselines", "model substitution indexes the K-ordered error columns by variable ids, so errors "
-                    "and variables are misaligned (reference §5.1)"),
+                    "and variables are misaligned (the calls of R/model_subst_HNM.R in Experiments/)"),
     "pima_zscore": ("datasets", "the Pima ground truth's glucose >= 140 rule is applied to z-scored glucose, so it "
-                    "never fires (datasets/experiments; reference §5.3)"),
+                    "never fires (Experiments/Exp_diabetes.R, eval_scores_diabetes.R)"),
 }
 
 def resolve_reference(

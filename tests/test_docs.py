@@ -39,6 +39,14 @@ def test_chapters_show_their_figures_and_no_errors(site):
             assert "grci-side" in html and 'href="index.html"' in html, f"{_page(nb)} has no navigation"
 
 
+def test_appendix_comes_after_the_chapters(site):
+    "The sidebar lists the index, the numbered chapters in order, then the appendix on the authors' R code."
+    side = re.search(r'<nav class="grci-side">(.*?)</nav>', (site / "index.html").read_text(), re.S)[1]
+    pages = re.findall(r'href="([^"]+)"', side)
+    expected = [_page(nb) for nb in sorted(NBS, key=lambda nb: (nb.stem != "index", nb.name))]
+    assert pages == expected and pages[-1] == "r_code.html", pages
+
+
 def test_math_renders_offline(site):
     html = (site / _page(NBS[0])).read_text()
     assert "mathjax/MathJax.js" in html and (site / "mathjax" / "MathJax.js").exists()

@@ -83,8 +83,10 @@ def _local_mathjax(out):
 
 
 def _order(p):
-    "index first, then the numbered chapters in teaching order, then the pages of subfolders (the benchmark harness)"
-    return (0 if p.stem == 'index' else len(p.parts), str(p))
+    "index first, then the chapters in teaching order, then the harness's pages (subfolders); appendices (90 and up) last"
+    num = re.match(r'(\d+)_', p.name)
+    appendix = len(p.parts) == 1 and num is not None and int(num[1]) >= 90
+    return (0 if p.stem == 'index' else 3 if appendix else len(p.parts), str(p))
 
 
 def _pages(cache):
