@@ -9,6 +9,7 @@ __all__ = ['ksg_counts', 'ksg_mutual_information', 'mutual_information_score', '
 
 # %% ../nbs/03_mutual_info.ipynb #460e0d64
 import warnings
+from functools import lru_cache
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -72,6 +73,21 @@ def mutual_information_score(
     return float(-np.mean(digamma(nx)) - np.mean(digamma(ny)))
 
 # %% ../nbs/03_mutual_info.ipynb #9e12fcce
+def _gaussian_draw(rng, r, n):
+    "One bivariate standard Gaussian sample of size n with correlation r."
+    u, v = rng.standard_normal((2, n))
+    return u, r * u + np.sqrt(1 - r * r) * v
+
+@lru_cache(maxsize=32)
+def _ksg_sweep(what, fixed, n, reps, seed):
+    "KSG estimates (reps per grid point) over the rho grid (fixed = k) or the k grid (fixed = rho), cached per setting."
+    rng = np.random.default_rng([seed, 1 if what == "rho" else 2])
+    if what == "rho":
+        return np.array([[ksg_mutual_information(*_gaussian_draw(rng, r, n), fixed) for _ in range(reps)]
+                         for r in np.linspace(-0.9, 0.9, 7)])
+    ks = [k_ for k_ in (1, 2, 3, 5, 10, 20, 40, 80) if k_ < n]
+    return np.array([[ksg_mutual_information(*_gaussian_draw(rng, fixed, n), k_) for _ in range(reps)] for k_ in ks])
+
 def plot_mutual_information(
     rho:float=0.5, # correlation of the bivariate Gaussian
     n:int=1000, # sample size
@@ -82,10 +98,9 @@ def plot_mutual_information(
 ): # the Figure
     "KSG against the closed form -1/2 log(1 - rho^2) for bivariate Gaussians: a sample, a rho sweep and a k sweep."
     if not -1 < rho < 1: raise ValueError(f"rho must lie in (-1, 1), got {rho}")
-    rng = np.random.default_rng(seed)
-    def draw(r):
-        u, v = rng.standard_normal((2, n))
-        return u, r * u + np.sqrt(1 - r * r) * v
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)): raise ValueError(f"seed must be an integer, got {seed!r}")
+    seed, n, k, reps, rho = int(seed), int(n), int(k), int(reps), float(rho)
+    draw = lambda r: _gaussian_draw(np.random.default_rng(seed), r, n)
     truth = lambda r: -0.5 * np.log(1 - np.asarray(r) ** 2)
     fig = fig or plt.figure(figsize=(13, 3.8))
     ax0, ax1, ax2 = fig.subplots(1, 3)
@@ -94,14 +109,14 @@ def plot_mutual_information(
     ax0.set(title=f"rho = {rho}, n = {n}: I = {truth(rho):.3f} nats, KSG {ksg_mutual_information(u, v, k):.3f}",
             xlabel="x", ylabel="y")
     grid = np.linspace(-0.9, 0.9, 7)
-    est = np.array([[ksg_mutual_information(*draw(r), k) for _ in range(reps)] for r in grid])
+    est = _ksg_sweep("rho", k, n, reps, seed)                 # cached: moving rho does not redo it
     fine = np.linspace(-0.95, 0.95, 200)
     ax1.plot(fine, truth(fine), "k", lw=1, label=r"$-\frac{1}{2}\log(1-\rho^2)$")
     ax1.errorbar(grid, est.mean(1), est.std(1, ddof=1), fmt="o", capsize=3, label=f"KSG, k = {k}")
     ax1.plot([rho], [truth(rho)], "r*", ms=12)
     ax1.set(xlabel=r"$\rho$", ylabel="nats", title=f"{reps} data sets of n = {n} per point"); ax1.legend(fontsize=8)
     ks = [k_ for k_ in (1, 2, 3, 5, 10, 20, 40, 80) if k_ < n]
-    est_k = np.array([[ksg_mutual_information(*draw(rho), k_) for _ in range(reps)] for k_ in ks])
+    est_k = _ksg_sweep("k", rho, n, reps, seed)               # cached: moving k does not redo it
     ax2.axhline(truth(rho), color="k", lw=1, label="truth")
     ax2.errorbar(ks, est_k.mean(1), est_k.std(1, ddof=1), fmt="o-", capsize=3, label="KSG")
     ax2.axvline(k, color="r", ls=":", label=f"k = {k}")
