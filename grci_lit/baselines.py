@@ -10,7 +10,8 @@ __all__ = ['ENTROPY_K1', 'ENTROPY_K2', 'ENTROPY_BETA', 'METHODS', 'welch_t_test'
            'local_importance', 'ICARootCauses', 'ica_root_causes', 'orient_by_order', 'ancestors', 'DAGOrder',
            'learn_dag_order', 'chain_from_errors', 'toy_hnm_diagnosis', 'RootCauseScores', 'conditional_outliers',
            'misalign_errors', 'model_substitution', 'lingam_direction', 'hsic_statistic', 'resit_direction',
-           'RootCauseResult', 'run_methods', 'run_method', 'plot_baselines']
+           'RootCauseResult', 'SharedSteps', 'RootCauseMethod', 'register_method', 'run_methods', 'run_method',
+           'plot_baselines']
 
 # %% ../nbs/12_baselines.ipynb #86468b8d
 import time
@@ -614,9 +615,7 @@ def resit_direction(
     s_xy, s_yx = hsic_statistic(Z[rows, 0], r_xy[rows]), hsic_statistic(Z[rows, 1], r_yx[rows])
     return Direction(1 if s_yx - s_xy > 0 else -1, s_xy, s_yx)
 
-# %% ../nbs/12_baselines.ipynb #bff54903
-METHODS = ("grci", "rci", "rci_tree_shap", "ica", "ica_tree_shap", "co", "ms")
-
+# %% ../nbs/12_baselines.ipynb #09232b3d
 @dataclass(eq=False)
 class RootCauseResult:
     "One method's answer on one data set, in X's column order."
@@ -638,6 +637,140 @@ def _result(n, p, order, scores, errors, seconds, error_cols=None):
         if len(cols): Er[:, cols] = errors
     return RootCauseResult(Er, order, S, float(seconds))
 
+# %% ../nbs/12_baselines.ipynb #7a22fb54
+class SharedSteps:
+    "The data of one `run_methods` call, each method's random stream, and the steps methods share (each run once)."
+    def __init__(self,
+                 A, # n x p data (checked)
+                 d, # n binary diagnoses (checked)
+                 names, # the methods asked for
+                 seed=None, # None, int or np.random.Generator: the parent of every method's stream
+                 quirks=frozenset(), # the resolved `reference=` quirks
+                 dag_order:DAGOrder=None, # a precomputed `learn_dag_order` result for CO and MS
+                 grci_kw:dict=None, dag_kw:dict=None, ica_kw:dict=None): # extra settings of GRCI, learn_dag_order, local_importance
+        self.A, self.d, self.names, self.quirks, self.dag_order = A, d, list(names), quirks, dag_order
+        self.n, self.p = A.shape
+        self.grci_kw, self.dag_kw, self.ica_kw = grci_kw or {}, dag_kw or {}, ica_kw or {}
+        self._rng = np.random.default_rng(seed)
+        self.seeds = dict(zip(("grci", "rci", "ica", "dag", "co", "ms"), self._rng.spawn(6)))
+        self._done = {}
+    def stream(self, name:str)->np.random.Generator:
+        "The random stream of `name` (a step or a method; a method registered later gets a child stream of its own)."
+        if name not in self.seeds: self.seeds[name] = self._rng.spawn(1)[0]
+        return self.seeds[name]
+    def once(self, key:str, compute)->tuple:
+        "(`compute()`, its seconds), computed at the first call for `key` and remembered."
+        if key not in self._done:
+            t = time.perf_counter(); value = compute(); self._done[key] = (value, time.perf_counter() - t)
+        return self._done[key]
+
+# %% ../nbs/12_baselines.ipynb #69976065
+def _grci_fit(s):
+    "GRCI fitted once (the estimator chapter, imported lazily): (fitted GRCI, seconds)."
+    def fit():
+        from grci_lit.grci import GRCI
+        return GRCI(seed=s.seeds["grci"], reference=s.quirks, verbose=False, **s.grci_kw).fit(s.A, s.d)
+    return s.once("grci", fit)
+
+def _run_grci(s):
+    g, t = _grci_fit(s)
+    return _result(s.n, s.p, np.arange(s.p), g.shap_.to_numpy(), g.errors_.to_numpy(), t)
+
+def _rci_fit(s): return s.once("rci", lambda: rci(s.A, s.d, seed=s.seeds["rci"], reference=s.quirks, tree_shap=False))
+
+def _run_rci(s):
+    fit, t = _rci_fit(s)
+    return _result(s.n, s.p, fit.order, fit.scores, fit.errors, t)
+
+def _run_rci_tree_shap(s):
+    fit, t_base = _rci_fit(s)
+    t = time.perf_counter()
+    shap = (shapley_values(fit_classifier(fit.errors, s.d, seed=s.seeds["rci"], reference=s.quirks), fit.errors)
+            if len(fit.order) else np.zeros((s.n, 0)))
+    return _result(s.n, s.p, fit.order, shap, fit.errors, t_base + time.perf_counter() - t)
+
+# %% ../nbs/12_baselines.ipynb #89bc0dce
+def _ica_sources(s):
+    "FastICA's sources matched to the variables, and the streams of the two ICA methods: ((E, streams), seconds)."
+    def sources():
+        ica = fast_ica(s.A)
+        return ica.sources[:, np.argsort(match_sources(ica.mixing))], s.seeds["ica"].spawn(2)
+    return s.once("ica", sources)
+
+def _run_ica(s):
+    (E, (s_imp, _)), t_base = _ica_sources(s)
+    t = time.perf_counter()
+    imp = local_importance(E, s.d, seed=s_imp, **s.ica_kw)
+    return _result(s.n, s.p, np.arange(s.p), imp, E, t_base + time.perf_counter() - t)
+
+def _run_ica_tree_shap(s):
+    (E, (_, s_shap)), t_base = _ica_sources(s)
+    t = time.perf_counter()
+    shap = shapley_values(fit_classifier(E, s.d, seed=s_shap, reference=s.quirks), E)
+    return _result(s.n, s.p, np.arange(s.p), shap, E, t_base + time.perf_counter() - t)
+
+# %% ../nbs/12_baselines.ipynb #421d102c
+def _learn_dag(s):
+    if s.dag_order is not None: return s.dag_order
+    kw = dict(s.dag_kw)
+    if "grci" in s.names:                                                # reuse GRCI's errors and order
+        g, _ = _grci_fit(s)
+        cols = list(g.feature_names_in_)
+        kw.update(errors=g.errors_.to_numpy(), order=np.array([cols.index(c) for c in g.order_]))
+    return learn_dag_order(s.A, s.d, seed=s.seeds["dag"], reference=s.quirks, **kw)
+
+def _dag(s):
+    "The DAG of CO and MS: (DAGOrder, seconds, GRCI's included when it is reused)."
+    t_grci = _grci_fit(s)[1] if "grci" in s.names else 0.0
+    dag, t = s.once("dag", lambda: _learn_dag(s))
+    return dag, t + t_grci
+
+def _run_co(s):
+    dag, t_dag = _dag(s)
+    t = time.perf_counter()
+    co = conditional_outliers(dag.data, dag.dag, seed=s.seeds["co"], reference=s.quirks)
+    return _result(s.n, s.p, co.order, co.scores, None, t_dag + time.perf_counter() - t)
+
+def _run_ms(s):
+    dag, t_dag = _dag(s)
+    t = time.perf_counter()
+    ms = model_substitution(dag.data, s.d, dag.dag, dag.errors, dag.order, seed=s.seeds["ms"], reference=s.quirks)
+    return _result(s.n, s.p, ms.order, ms.scores, None, t_dag + time.perf_counter() - t)
+
+# %% ../nbs/12_baselines.ipynb #58411805
+@dataclass(frozen=True)
+class RootCauseMethod:
+    "A root-cause method of the benchmarks: its label in the paper's tables and how to run it."
+    label:str # column label in the paper's tables ("GRCI", "RCI_t", ...)
+    runner:object # runner(shared: SharedSteps) -> RootCauseResult
+    errors:bool=False # its errors estimate the model's errors (the benchmarks report their MSE)
+    beside:tuple=() # methods the benchmarks always run with it (it reuses their steps)
+
+METHODS = {} # name -> RootCauseMethod, in the order of the paper's tables
+
+def register_method(
+    name:str, # the method's name (`run_methods`, `grci-lit bench synth --methods`)
+    label:str, # its column label in tables
+    runner, # runner(shared: SharedSteps) -> RootCauseResult
+    errors:bool=False, # True when its errors estimate the model's errors
+    beside=(), # names of methods to run with it
+)->RootCauseMethod:
+    "Add (or replace) a root-cause method in `METHODS`."
+    if not isinstance(name, str) or not name: raise ValueError(f"a method's name must be a non-empty string; got {name!r}")
+    if not callable(runner): raise ValueError(f"runner of {name!r} must be callable; got {runner!r}")
+    unknown = [b for b in beside if b not in METHODS]
+    if unknown: raise ValueError(f"{name!r} runs beside unknown method(s) {unknown}")
+    METHODS[name] = RootCauseMethod(label, runner, bool(errors), tuple(beside))
+    return METHODS[name]
+
+for _name, _label, _run, _errors in (("grci", "GRCI", _run_grci, True), ("rci", "RCI", _run_rci, True),
+                                      ("rci_tree_shap", "RCI_t", _run_rci_tree_shap, False), ("ica", "ICA", _run_ica, True),
+                                      ("ica_tree_shap", "ICA_t", _run_ica_tree_shap, False)):
+    register_method(_name, _label, _run, errors=_errors)
+register_method("co", "CO", _run_co, beside=("grci",))
+register_method("ms", "MS", _run_ms, beside=("grci",))
+
+# %% ../nbs/12_baselines.ipynb #cdea7ea9
 def run_methods(
     names, # method names from `METHODS` (an iterable, or one name)
     X, # n x p data
@@ -650,68 +783,16 @@ def run_methods(
     ica_kw:dict=None, # extra settings of `local_importance` (n_trees, n_folds, n_repeats, max_depth)
 )->dict: # name -> RootCauseResult
     "Run several root-cause methods on the same data, sharing the common steps."
-    names = [names] if isinstance(names, str) else list(names)
+    names = list(dict.fromkeys([names] if isinstance(names, str) else names))
     unknown = [m for m in names if m not in METHODS]
-    if unknown: raise ValueError(f"unknown method(s) {unknown}; choose from {METHODS}")
+    if unknown: raise ValueError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
     quirks = resolve_reference(reference)
     A, d = _check_data(X, D)
-    n, p = A.shape
-    seeds = dict(zip(("grci", "rci", "ica", "dag", "co", "ms"), np.random.default_rng(seed).spawn(6)))
-    out, t_grci = {}, 0.0
-    grci_fit = None
-    if "grci" in names:
-        from grci_lit.grci import GRCI                                    # the estimator chapter; imported lazily
-        t = time.perf_counter()
-        grci_fit = GRCI(seed=seeds["grci"], reference=quirks, verbose=False, **(grci_kw or {})).fit(A, d)
-        t_grci = time.perf_counter() - t
-        cols = list(grci_fit.feature_names_in_)
-        order = np.array([cols.index(c) for c in grci_fit.order_])
-        out["grci"] = _result(n, p, np.arange(p), grci_fit.shap_.to_numpy(), grci_fit.errors_.to_numpy(), t_grci)
-    if {"rci", "rci_tree_shap"} & set(names):
-        t = time.perf_counter()
-        fit = rci(A, d, seed=seeds["rci"], reference=quirks, tree_shap=False)
-        t_base = time.perf_counter() - t
-        if "rci" in names: out["rci"] = _result(n, p, fit.order, fit.scores, fit.errors, t_base)
-        if "rci_tree_shap" in names:
-            t = time.perf_counter()
-            shap = (shapley_values(fit_classifier(fit.errors, d, seed=seeds["rci"], reference=quirks), fit.errors)
-                    if len(fit.order) else np.zeros((n, 0)))
-            out["rci_tree_shap"] = _result(n, p, fit.order, shap, fit.errors, t_base + time.perf_counter() - t)
-    if {"ica", "ica_tree_shap"} & set(names):
-        t = time.perf_counter()
-        ica = fast_ica(A)
-        E = ica.sources[:, np.argsort(match_sources(ica.mixing))]
-        t_base = time.perf_counter() - t
-        s_imp, s_shap = seeds["ica"].spawn(2)
-        if "ica" in names:
-            t = time.perf_counter()
-            imp = local_importance(E, d, seed=s_imp, **(ica_kw or {}))
-            out["ica"] = _result(n, p, np.arange(p), imp, E, t_base + time.perf_counter() - t)
-        if "ica_tree_shap" in names:
-            t = time.perf_counter()
-            shap = shapley_values(fit_classifier(E, d, seed=s_shap, reference=quirks), E)
-            out["ica_tree_shap"] = _result(n, p, np.arange(p), shap, E, t_base + time.perf_counter() - t)
-    if {"co", "ms"} & set(names):
-        t = time.perf_counter()
-        if dag_order is None:
-            kw = dict(dag_kw or {})
-            if grci_fit is not None:                                       # reuse GRCI's errors and order
-                kw.update(errors=grci_fit.errors_.to_numpy(), order=order)
-            dag_order = learn_dag_order(A, d, seed=seeds["dag"], reference=quirks, **kw)
-        t_dag = time.perf_counter() - t + (t_grci if grci_fit is not None else 0.0)
-        if "co" in names:
-            t = time.perf_counter()
-            co = conditional_outliers(dag_order.data, dag_order.dag, seed=seeds["co"], reference=quirks)
-            out["co"] = _result(n, p, co.order, co.scores, None, t_dag + time.perf_counter() - t)
-        if "ms" in names:
-            t = time.perf_counter()
-            ms = model_substitution(dag_order.data, d, dag_order.dag, dag_order.errors, dag_order.order,
-                                    seed=seeds["ms"], reference=quirks)
-            out["ms"] = _result(n, p, ms.order, ms.scores, None, t_dag + time.perf_counter() - t)
-    return {m: out[m] for m in names}
+    shared = SharedSteps(A, d, names, seed, quirks, dag_order, grci_kw, dag_kw, ica_kw)
+    return {m: METHODS[m].runner(shared) for m in names}
 
 def run_method(
-    name:str, # one of `METHODS`
+    name:str, # a name of `METHODS`
     X, # n x p data
     D, # n binary diagnoses
     seed=None, # None, int or np.random.Generator

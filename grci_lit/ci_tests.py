@@ -9,7 +9,7 @@ __all__ = ['RESIDUALIZERS', 'CI_TESTS', 'TOY_STRUCTURES', 'weighted_chi2_cumulan
            'lpb4_sf', 'weighted_chi2_sf', 'earth_spans', 'knot_positions', 'gcv_score', 'MarsFit', 'mars_forward',
            'mars_prune', 'mars_fit', 'feature_map', 'spline_basis', 'spline_residuals', 'residualize', 'CITestResult',
            'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test', 'mars_p_value', 'spline_p_value',
-           'fisher_z_p_value', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
+           'fisher_z_p_value', 'register_ci_test', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
 
 # %% ../nbs/05_ci_tests.ipynb #c3c6e272
 import math
@@ -470,10 +470,23 @@ def mars_p_value(x, y, z=None): "p-value of `mars_ci_test` with MARS residuals."
 def spline_p_value(x, y, z=None): "p-value of `mars_ci_test` with spline residuals."; return mars_ci_test(x, y, z, "spline").p_value
 def fisher_z_p_value(x, y, z=None): "p-value of `fisher_z_test`."; return fisher_z_test(x, y, z).p_value
 
-CI_TESTS = {"mars": mars_p_value, "spline": spline_p_value, "fisher_z": fisher_z_p_value}
+CI_TESTS = {} # name -> ci_test(x, y, z) -> p-value: the one registry of CI tests
+
+def register_ci_test(
+    name:str, # the name `GRCI(ci_test=...)`, `skeleton_stable(ci_test=...)` and `grci-lit bench skeleton --tests` accept
+    test, # a callable ci_test(x, y, z) -> p-value; z is None or an (n, k) matrix (k may be 0)
+): # the test
+    "Add (or replace) a CI test in `CI_TESTS`: every chapter and benchmark that takes a test name then knows it."
+    if not isinstance(name, str) or not name: raise ValueError(f"a CI test's name must be a non-empty string; got {name!r}")
+    if not callable(test): raise ValueError(f"CI test {name!r} must be a callable ci_test(x, y, z) -> p; got {test!r}")
+    CI_TESTS[name] = test
+    return test
+
+for _name, _test in (("mars", mars_p_value), ("spline", spline_p_value), ("fisher_z", fisher_z_p_value)):
+    register_ci_test(_name, _test)
 
 def get_ci_test(
-    name:str="mars", # "mars", "spline" or "fisher_z"
+    name:str="mars", # a name of `CI_TESTS` ("mars", "spline", "fisher_z" or one registered later)
 ): # a callable (x, y, z) -> p-value
     "The CI test called `name`, as a callable `ci_test(x, y, z) -> p`."
     if name not in CI_TESTS: raise ValueError(f"unknown CI test {name!r}; expected one of {list(CI_TESTS)}")

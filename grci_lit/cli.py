@@ -21,9 +21,6 @@ from matplotlib.figure import Figure
 
 from . import __version__
 from .datasets import load_pbc, pbc_truth
-from .experiments import (CL_TESTS, DIRECTION_METHODS, METHODS, bench_partial_out, bench_pairs, bench_real,
-                                  bench_skeleton, bench_synth, bench_tuebingen, grci_local_accuracy, grci_rbo, grci_time,
-                                  tuebingen_summary)
 from .grci import GRCI, SeedStability, fit_seeds
 
 # %% ../nbs/11_cli.ipynb #a13e1001
@@ -381,130 +378,19 @@ def report_html(
 
 
 # %% ../nbs/11_cli.ipynb #718aaf53
-def _add_out(p, what):
-    p.add_argument("--out", default=None, metavar="DIR", help=f"also write the table(s) as CSV into DIR ({what}.csv)")
-
 def add_bench_parser(
     sub, # the subparsers object of `build_parser`
 )->argparse.ArgumentParser: # the `bench` parser
-    "Add `grci-lit bench pairs|tuebingen|skeleton|partial-out|grci|synth|real` (chapter `experiments`) to the parser."
-    b = sub.add_parser("bench", help="run the paper's benchmarks and print their tables (chapter experiments)",
-                       description="Benchmarks of the paper's Section 5 and of this package's speed and accuracy. Each prints a "
-                       "table; sizes default to the paper's, which can take long (see each command's --help).")
-    bs = b.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
-    p = bs.add_parser("pairs", help="causal direction on synthetic pairs (Section 5.1.1)",
-                      description="Accuracy with 95 % CIs of pairwise direction methods on synthetic pairs X -> Y: "
-                      "LiNGAM, ANM and HNM (non-Gaussian and Gaussian), PNL.")
-    p.add_argument("--n-pairs", type=int, default=200, help="pairs per scenario (default 200, the paper's)")
-    p.add_argument("--n", type=int, default=1000, help="rows per pair (default 1000)")
-    p.add_argument("--methods", nargs="+", choices=DIRECTION_METHODS, default=list(DIRECTION_METHODS),
-                   help="methods to compare (default: all)")
-    t = bs.add_parser("tuebingen", help="causal direction on the Tübingen pairs (Section 5.1.2)",
-                      description="Weighted accuracy on the 97 Tübingen pairs shipped by cdt, a seeded random half swapped.")
-    t.add_argument("--methods", nargs="+", choices=DIRECTION_METHODS, default=list(DIRECTION_METHODS),
-                   help="methods to compare (default: all)")
-    for q, what in ((p, "pairs"), (t, "tuebingen")):
-        q.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-        q.add_argument("--n-jobs", type=int, default=1, help="joblib workers (default 1)")
-        _add_out(q, what)
-    s = bs.add_parser("skeleton", help="CI-test calibration, skeleton accuracy vs causal-learn, speed",
-                      description="Skeleton-Stable: CI-test calibration, accuracy on sample_dag beside causal-learn's "
-                      "PC-stable (when installed), and speed at p = 50, n = 2000.")
-    s.add_argument("--seeds", type=int, default=20, help="seeds per size in the accuracy part (default 20)")
-    s.add_argument("--reps", type=int, default=500, help="data sets per case in the calibration part (default 500)")
-    s.add_argument("--n", type=int, default=1000, help="rows in the calibration and accuracy parts (default 1000)")
-    s.add_argument("--ps", type=int, nargs="+", default=[10, 30], help="numbers of nodes, D included (default 10 30)")
-    s.add_argument("--only", choices=["calibration", "accuracy", "speed"], action="append", help="run only these parts")
-    s.add_argument("--no-causallearn", action="store_true", help="skip causal-learn even when installed")
-    s.add_argument("--quick", action="store_true", help="3 seeds, 100 reps, p = 10 only, no kci, no speed part")
-    _add_out(s, "skeleton_<part>")
-    o = bs.add_parser("partial-out", help="seconds and peak memory of Partial-Out at growing n",
-                      description="Median seconds and peak memory of one Partial-Out call, each size in a fresh process.")
-    o.add_argument("--sizes", type=float, nargs="+", default=[1e3, 1e4, 1e5], help="sample sizes (default 1e3 1e4 1e5)")
-    o.add_argument("--reps", type=int, default=5, help="timed calls per size (default 5)")
-    o.add_argument("--parents", type=int, default=1, help="inputs of the regression (default 1)")
-    o.add_argument("--seed", type=int, default=0, help="seed of the toy data (default 0)")
-    _add_out(o, "partial_out")
-    g = bs.add_parser("grci", help="GRCI's RBO, fit time or local accuracy on sample_dag",
-                      description="rbo: Equation (9)'s RBO of GRCI and raw-X TreeSHAP (Section 5.2.1 design); "
-                      "time: GRCI.fit per step and peak memory, fresh process per fit; accuracy: local accuracy.")
-    g.add_argument("what", choices=["rbo", "time", "accuracy"], help="which measurement")
-    g.add_argument("--p", type=int, default=None, help="nodes of sample_dag (default: rbo 10, time 50, accuracy 11)")
-    g.add_argument("--n", type=int, default=None, help="rows (default: rbo 1000, time 2000, accuracy 1000)")
-    g.add_argument("--seeds", type=int, default=30, help="rbo: number of seeds (default 30)")
-    g.add_argument("--n-truth", type=int, default=50_000, help="rbo: rows the truth is fitted on (default 50000)")
-    g.add_argument("--reference", action="store_true", help="rbo: the authors' R behaviour (all quirks)")
-    g.add_argument("--repeats", type=int, default=3, help="time: fits (default 3)")
-    g.add_argument("--n-jobs", type=int, default=1, help="time: GRCI's workers (default 1)")
-    g.add_argument("--start", type=int, default=0, help="first seed (default 0)")
-    _add_out(g, "grci_<what>")
-    y = bs.add_parser("synth", help="root causes on the synthetic grid: RBO, MSE, seconds (Tables 3, 4); resumable",
-                      description="Section 5.2.1: sample_dag(p, 50000, seed) per data set, the methods on its first n "
-                      "rows, Equation (9)'s RBO, the error MSE and seconds per method. One JSON result per (data set, "
-                      "method) in --out; a rerun skips what is there.")
-    y.add_argument("--p", type=int, nargs="+", default=[10, 30, 50], help="numbers of nodes, D included (default 10 30 50)")
-    y.add_argument("--n", type=int, nargs="+", default=[500, 1000, 2000], help="rows (default 500 1000 2000)")
-    y.add_argument("--reps", type=int, default=200, help="data sets per cell (default 200)")
-    y.add_argument("--n-truth", type=int, default=50_000, help="rows the truth is fitted on (default 50000)")
-    y.add_argument("--pnl", action="store_true", help="post-nonlinear DAGs (Table 4) instead of HNM")
-    y.add_argument("--start", type=int, default=0, help="first seed (default 0)")
-    r = bs.add_parser("real", help="root causes on PBC and Pima bootstraps (modified RBO); resumable",
-                      description="Section 5.2.2: bootstraps of PBC and Pima, the modified RBO against the paper's "
-                      "ground truth over the patients with D = 1. One JSON result per (bootstrap, method) in --out.")
-    r.add_argument("--datasets", nargs="+", choices=["pbc", "pima"], default=["pbc", "pima"], help="default: both")
-    r.add_argument("--bootstraps", type=int, default=1000, help="bootstrap draws per data set (default 1000)")
-    r.add_argument("--seed", type=int, default=0, help="bootstrap b uses the stream [seed, b] (default 0)")
-    for q in (y, r):
-        q.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS), help="methods (default: all seven)")
-        q.add_argument("--out", default="results", metavar="DIR", help="result folder; reused to resume (default results)")
-        q.add_argument("--n-jobs", type=int, default=1, help="joblib workers (default 1)")
-        q.add_argument("--backend", choices=["joblib", "dask"], default="joblib", help="where the jobs run (default joblib)")
-        q.add_argument("--scheduler", default=None, metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
-        q.add_argument("--reference", action="store_true", help="the authors' R behaviour (all quirks)")
-        q.add_argument("--no-progress", action="store_true", help="no progress bar")
+    "Add `grci-lit bench ...`: its arguments are parsed by the harness (`grci_lit.bench.command`) when it runs."
+    b = sub.add_parser("bench", add_help=False, prefix_chars="\0", help="run the paper's benchmarks and print their "
+                       "tables (grci-lit bench --help lists them)")
+    b.add_argument("args", nargs=argparse.REMAINDER, help="a benchmark and its options")
     return b
 
-def _save(table, out, name):
-    if out is None: return
-    Path(out).mkdir(parents=True, exist_ok=True)
-    table.to_csv(Path(out) / f"{name}.csv")
-    print(f"wrote {Path(out) / f'{name}.csv'}", flush=True)
-
 def command_bench(args)->int:
-    "`grci-lit bench ...`: run one benchmark of chapter `experiments` and print its table."
-    a, which = args, args.benchmark
-    for name in ("n_pairs", "n", "p", "reps", "seeds", "repeats", "parents", "bootstraps", "n_truth"):
-        v = getattr(a, name, None)
-        if v is not None and min(v if isinstance(v, list) else [v]) < 1: raise CLIError(f"--{name.replace('_', '-')} must be >= 1, got {v}")
-    if which == "pairs":
-        _save(bench_pairs(a.n_pairs, a.n, a.seed, methods=a.methods, n_jobs=a.n_jobs), a.out, "pairs")
-    elif which == "tuebingen":
-        res = bench_tuebingen(a.seed, methods=a.methods, n_jobs=a.n_jobs)
-        _save(res, a.out, "tuebingen"); _save(tuebingen_summary(res), a.out, "tuebingen_summary")
-    elif which == "skeleton":
-        if a.quick: a.seeds, a.reps, a.ps = 3, 100, [10]
-        cl = () if a.no_causallearn else (("fisherz", "rcit") if a.quick else CL_TESTS)
-        parts = a.only or (["calibration", "accuracy"] if a.quick else ["calibration", "accuracy", "speed"])
-        bench_skeleton(n_seeds=a.seeds, ps=tuple(a.ps), n=a.n, reps=a.reps, parts=parts, cl_tests=cl, out_dir=a.out)
-    elif which == "partial-out":
-        _save(bench_partial_out([int(n) for n in a.sizes], a.reps, a.parents, a.seed), a.out, "partial_out")
-    elif which == "grci":
-        p = a.p or {"rbo": 10, "time": 50, "accuracy": 11}[a.what]
-        n = a.n or {"rbo": 1000, "time": 2000, "accuracy": 1000}[a.what]
-        if a.what == "rbo": res = grci_rbo(a.seeds, p, n, a.n_truth, a.start, a.reference)
-        elif a.what == "time": res = grci_time(p, n, a.repeats, a.start, a.n_jobs)
-        else: res = grci_local_accuracy(n, p, a.start)
-        _save(res, a.out, f"grci_{a.what}")
-    elif which in ("synth", "real"):
-        if a.backend == "dask" and not a.scheduler: raise CLIError("--backend dask needs --scheduler ADDRESS")
-        common = dict(out=a.out, methods=a.methods, n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler,
-                      reference=a.reference, progress=not a.no_progress)
-        if which == "synth":
-            res = bench_synth(tuple(a.p), tuple(a.n), a.reps, n_truth=a.n_truth, pnl=a.pnl, start=a.start, **common)
-        else: res = bench_real(tuple(a.datasets), a.bootstraps, seed=a.seed, **common)
-        _save(res, a.out, f"{which}_results")
-    return 0
-
+    "`grci-lit bench ...`: import the benchmark harness and run one benchmark."
+    from grci_lit.bench.command import main as bench_main
+    return bench_main(args.args)
 
 # %% ../nbs/11_cli.ipynb #b79aa20f
 def build_parser()->argparse.ArgumentParser:

@@ -258,7 +258,7 @@ def test_bench_dask_needs_a_scheduler(tmp_path):
 def test_dask_backend_matches_joblib(tmp_path):
     "The same jobs on a dask LocalCluster give the numbers joblib gives (dask is in the optional `bench` extra)."
     dd = pytest.importorskip("dask.distributed")
-    from grci_lit.experiments import run_experiment, synth_jobs
+    from grci_lit.bench.runner import run_experiment, synth_jobs
     jobs = synth_jobs(ps=(6,), ns=(200,), reps=2, methods=("grci", "ica"), n_truth=2000, start=11)
     with dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
          dd.Client(cluster) as client:

@@ -15,12 +15,12 @@ NBS = sorted(p for p in NBS_ROOT.rglob("*.ipynb")
 
 
 def _page(nb):
-    "Site path of a notebook's page: its folder under nbs/, then its `output-file` or its name without the number"
+    "Page of a notebook: nbs/06_skeleton.ipynb -> skeleton.html, nbs/bench/02_skeleton.ipynb -> bench_skeleton.html"
     cells = json.loads(nb.read_text())["cells"]
     fm = "".join(cells[0]["source"]) if cells and cells[0]["cell_type"] == "raw" else ""
     m = re.search(r"^output-file:\s*(\S+)", fm, re.M)
     name = m[1] if m else ("index" if nb.stem == "index" else re.sub(r"^\d+_", "", nb.stem)) + ".html"
-    return (nb.parent.relative_to(NBS_ROOT) / name).as_posix()
+    return "_".join([*nb.parent.relative_to(NBS_ROOT).parts, name])
 
 
 def _interact_cells(nb):
@@ -51,10 +51,14 @@ def test_chapters_show_their_figures_and_no_errors(site):
 
 
 def test_appendix_comes_after_the_chapters(site):
-    "The sidebar lists the index, the numbered chapters in order, then the appendix on the authors' R code."
+    "The sidebar lists the index, the numbered chapters in order, the benchmark harness, then the appendix on the R code."
     side = re.search(r'<ol class="grci-chapters">(.*?)</ol>', (site / "index.html").read_text(), re.S)[1]
     pages = [p for p in re.findall(r'href="([^"]+)"', side) if p != "results.html"]   # the results page closes the list
-    expected = [_page(nb) for nb in sorted(NBS, key=lambda nb: (nb.stem != "index", nb.name))]
+    def order(nb):   # index, the chapters, the harness's pages (nbs/bench/), the appendices (numbered 90 and up)
+        rel = nb.relative_to(NBS_ROOT)
+        appendix = len(rel.parts) == 1 and nb.name[:2].isdigit() and int(nb.name[:2]) >= 90
+        return (0 if nb.stem == "index" else 3 if appendix else len(rel.parts), str(rel))
+    expected = [_page(nb) for nb in sorted(NBS, key=order)]
     assert pages == expected and pages[-1] == "r_code.html", pages
 
 

@@ -94,19 +94,24 @@ def _local_mathjax(out):
 
 
 def _order(p, root):
-    "index first, then the notebooks by file name (their number; appendices are 90 and up, so they come last), wherever they sit under nbs/"
-    return (0 if p.stem == 'index' else 1, p.name, str(p.relative_to(root)))
+    "index first, then the chapters in teaching order, then the harness's pages (subfolders); appendices (90 and up) last"
+    rel = p.relative_to(root)
+    num = re.match(r'(\d+)_', p.name)
+    appendix = len(rel.parts) == 1 and num is not None and int(num[1]) >= 90
+    return (0 if p.stem == 'index' else 3 if appendix else len(rel.parts), str(rel))
 
 
 def _page_name(p, fm, root):
-    "Site path of a notebook's page: its folder under nbs/, then `output-file` or its name without the number"
+    "Page of a notebook: `output-file` or its name without the number, prefixed by its folders (nbs/bench/01_pairs: bench_pairs.html)"
     name = fm.get('output-file') or re.sub(r'^\d+_', '', p.stem) + '.html'
-    return posixpath.join(p.parent.relative_to(root).as_posix(), name).lstrip('./') if p.parent != root else name
+    return '_'.join([*p.parent.relative_to(root).parts, name])
 
 
-def _number(p):
-    m = re.match(r'^(\d+)_', p.name)
-    return m[1] if m else ''
+def _number(rel):
+    "Number shown in the sidebar: the chapter's (06), or the folder's initial and the number for the harness (B02)"
+    m = re.match(r'^(\d+)_', rel.name)
+    if not m: return ''
+    return (rel.parts[0][0].upper() if len(rel.parts) > 1 else '') + m[1]
 
 
 # ---------------------------------------------------------------- page chrome
@@ -247,7 +252,7 @@ def build_docs(out=None, readme=True, cache_dir=None, jobs=2, log=print):
         nb = nbformat.read(p, as_version=4)
         fm = _prep(nb, classes)
         fname = _page_name(p, fm, cache)
-        page = {'file': fname, 'title': fm.get('title', p.stem), 'num': _number(p), 'src': src}
+        page = {'file': fname, 'title': fm.get('title', p.stem), 'num': _number(p.relative_to(cache)), 'src': src}
         if src.exists() and p.stem != 'index':                 # the notebook itself, to download
             page['ipynb'] = posixpath.join(posixpath.dirname(fname), src.name)
             (out / page['ipynb']).parent.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,0 @@
-#!/usr/bin/env python
-"""Thin wrapper: the logic lives in `grci_lit.experiments`; this runs `grci-lit bench skeleton [options]`."""
-import sys
-
-from grci_lit.cli import main
-
-if __name__ == "__main__":
-    sys.exit(main(["bench", "skeleton", *sys.argv[1:]]))
