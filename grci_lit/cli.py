@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from . import __version__
 from .datasets import load_pbc, pbc_truth
-from .grci import GRCI, SeedStability, fit_seeds
+from .grci import GRCI, VARIANTS, SeedStability, fit_seeds
 
 # %% ../nbs/11_cli.ipynb #a13e1001
 import base64
@@ -415,6 +415,8 @@ def build_parser()->argparse.ArgumentParser:
     r.add_argument("--alpha", type=float, default=0.1, help="significance level of the skeleton's CI tests (default 0.1)")
     r.add_argument("--ci-test", default="mars", choices=list(CI_TESTS),
                    help="conditional-independence test of the skeleton (default mars)")
+    r.add_argument("--variant", default="paper", choices=list(VARIANTS),
+                   help="the paper's algorithm (default) or a variant of it (chapter 13, Beyond the paper)")
     r.add_argument("--k", type=int, default=10, help="neighbours of the mutual-information estimator (default 10)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.add_argument("--skeleton", default=None, metavar="CSV",
@@ -457,7 +459,7 @@ def command_run(args)->int:
     g, st = run_grci(X, D, args.out, top=args.top, plots=args.plots, seeds=args.seeds, skeleton=skeleton,
                      positive=args.positive, all_patients=args.all_patients, waterfalls=args.waterfalls,
                      report=not args.no_report, source=Path(args.csv).name, dropped=dropped, alpha=args.alpha,
-                     ci_test=args.ci_test, k=args.k, seed=args.seed, n_jobs=args.n_jobs, reference=args.reference,
+                     ci_test=args.ci_test, variant=args.variant, k=args.k, seed=args.seed, n_jobs=args.n_jobs, reference=args.reference,
                      verbose=not args.quiet)
     label = _label(D, args.positive)
     _say(args.quiet, f"GRCI on {args.csv}: {len(X)} patients ({int(g.D_.sum())} with {label}) x {X.shape[1]} "

@@ -329,6 +329,23 @@ def test_ci_test_option(sim_csv, tmp_path):
     assert r.returncode == 2 and "--ci-test" in r.stderr and "fisher_z" in r.stderr
 
 
+def test_variant_option(sim_csv, tmp_path):
+    "`--variant` reaches GRCI: the averaged variant's fit is the one `GRCI(variant='averaged')` gives in Python."
+    from grci_lit.grci import GRCI
+    path, df = sim_csv
+    r = cli("run", path, "--target", "dx", "--index-col", "pid", "--variant", "averaged", "--out", tmp_path / "o",
+            "--quiet", "--plots", "0", "--no-report")
+    assert r.returncode == 0, r.stderr
+    g = GRCI.load(tmp_path / "o" / "grci.pkl")
+    assert g.variant == "averaged"
+    X, D = df.set_index("pid")[NAMES], df.set_index("pid")["dx"]
+    ref = GRCI(variant="averaged", seed=0, verbose=False).fit(X, D)
+    assert list(g.order_) == list(ref.order_)
+    np.testing.assert_allclose(g.shap_.to_numpy(), ref.shap_.to_numpy(), atol=1e-9)
+    r = cli("run", path, "--target", "dx", "--variant", "nope", "--out", tmp_path / "p")
+    assert r.returncode == 2 and "--variant" in r.stderr and "averaged" in r.stderr
+
+
 def _browser():
     "Playwright's sync API and Debian's chromium, or a skip (outside CI) / failure (in CI) saying how to install them."
     try: from playwright.sync_api import sync_playwright
