@@ -177,7 +177,7 @@ def _fix_links(body, page, pages, ids):
         pre, href, post, inner = m[1], html.unescape(m[2]), m[3], m[4]
         url, _, anchor = href.partition('#')
         target, doclink = None, url.startswith(_BASE_URL)
-        if doclink: target = by_base.get(url[len(_BASE_URL):].split('/')[-1] or 'index.html')
+        if doclink: target = by_base.get(url[len(_BASE_URL):].replace('/', '_') or 'index.html')   # bench/runner.html: bench_runner.html
         elif '://' in url or url.startswith(('mailto:', 'data:')) or ' download' in post: return m[0]
         elif url == '': target = page if anchor else None
         elif url.endswith('results/README.md'): target = 'results.html'
