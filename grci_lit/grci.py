@@ -7,7 +7,7 @@ Docs: https://grci-lit.github.io/grci_lit/grci.html.md"""
 # %% auto #0
 __all__ = ['MIN_ROWS', 'JITTER', 'VARIANTS', 'FIGURE1_NAMES', 'binary_target', 'validate_data', 'TiedValuesWarning',
            'tied_columns', 'break_ties', 'mad_normalize', 'GRCI', 'plot_shapley_summary', 'figure1_dag',
-           'SeedStability', 'fit_seeds', 'plot_figure1_patient']
+           'top1_agreement', 'SeedStability', 'fit_seeds', 'plot_figure1_patient']
 
 # %% ../nbs/08_grci.ipynb #79388a60
 import inspect
@@ -480,6 +480,18 @@ def figure1_dag(
     return DAGModel(adj, signed(), signed(), pick(names), pick(names), pick(("t5", "uniform", "chi2c")),
                     pick(("tanh", "softplus", "sigmoid")), order=np.arange(p), target=6)
 
+# %% ../nbs/08_grci.ipynb #650522e9
+def top1_agreement(
+    tops, # fits x patients array of top root causes ('' = none), e.g. `_top_labels` of each fit's Shapley values
+)->float: # mean over patients of the share of fits giving the patient's most frequent answer (NaN: no patient)
+    "How stable the top root cause is: for each patient, the share of fits that agree with the most frequent answer."
+    tops = np.asarray(tops, dtype=object)
+    if tops.ndim != 2 or tops.shape[0] < 2: raise ValueError(f"tops must be fits x patients with >= 2 fits, got shape {tops.shape}")
+    if tops.shape[1] == 0: return float("nan")
+    tops = tops.astype(str)
+    share = np.stack([(tops == u).mean(axis=0) for u in np.unique(tops)])   # answers x patients
+    return float(share.max(axis=0).mean())
+
 # %% ../nbs/08_grci.ipynb #f109c591
 def _fit_one(X, D, seed, settings, skeleton=None):
     "One GRCI fit for `fit_seeds`, single-threaded and silent (tie warnings are reported once by the caller)."
@@ -575,9 +587,8 @@ def fit_seeds(
     freq = pd.DataFrame({c: (tops == c).mean(axis=1) for c in names}, index=X_df.index)
     share = pd.DataFrame([{c: float((t[sick] == c).mean()) for c in names} for t in tops.T], index=pd.Index(seeds, name="seed"))
     positions = pd.DataFrame([{c: f.order_.index(c) for c in names} for f in fits], index=pd.Index(seeds, name="seed"))
-    modal = np.maximum(freq.max(axis=1), 1 - freq.sum(axis=1))[sick]   # the patient's most frequent answer ("none" too)
     return SeedStability(seeds, fits, sum(f.shap_ for f in fits) / len(fits), freq, share, positions,
-                         float(modal.mean()) if len(modal) else float("nan"))
+                         top1_agreement(tops[sick].T))
 
 # %% ../nbs/08_grci.ipynb #218b8a2c
 _FIG1_CACHE = {}
