@@ -12,9 +12,7 @@ __all__ = ['REMEDIES', 'fit_remedy', 'pbc_seed', 'simulated_seed', 'measure', 'p
 import json
 import time
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
-from unittest import mock
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -34,11 +32,6 @@ REMEDIES = {  # name -> (Extract-Errors settings, whole GRCI fits whose Shapley 
     "mean_projection": (dict(projection="mean"), 1), "shap_mean3": ({}, 3), "shap_mean5": ({}, 5),
 }
 
-@contextmanager
-def _extract_variant(settings):
-    "A temporary GRCI variant with these Extract-Errors settings: the measurement's knob (users pick a name of `VARIANTS`)."
-    with mock.patch.dict(VARIANTS, {"_measure": dict(settings)}): yield "_measure"
-
 def fit_remedy(
     X, # n x p data, as for `GRCI.fit`
     D, # n binary diagnoses
@@ -50,7 +43,8 @@ def fit_remedy(
     if remedy not in REMEDIES: raise ValueError(f"remedy must be one of {list(REMEDIES)}, got {remedy!r}")
     settings, n_fits = REMEDIES[remedy]
     shaps, seconds, first = [], 0.0, None
-    with _extract_variant(settings) as variant, warnings.catch_warnings():
+    variant = dict(settings) or "paper"    # GRCI takes Extract-Errors settings directly as a variant
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", TiedValuesWarning)
         for j in range(n_fits):
             g = GRCI(seed=seed + 10_000 * j, variant=variant, verbose=False).fit(X, D, skeleton=skeleton)

@@ -192,7 +192,7 @@ class GRCI:
                  n_jobs:int=1, # parallel jobs for the skeleton and the cross-validation
                  verbose:bool=True, # show a progress bar over the steps
                  ties:str="jitter", # columns with > k tied values: "jitter" (warn, seeded jitter) or "error"
-                 variant:str="paper", # "paper": the paper's algorithm; "averaged": Find-Sink averaged over 5 projection draws (see `VARIANTS`)
+                 variant="paper", # a name of `VARIANTS` ("paper", "averaged"), or a dict of Extract-Errors settings (n_draws, projection)
                 ):
         self.alpha, self.k, self.ci_test, self.reference = alpha, k, ci_test, reference
         self.seed, self.n_jobs, self.verbose, self.ties = seed, n_jobs, verbose, ties
@@ -239,8 +239,17 @@ def _check_settings(self:GRCI, n:int):
     if isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer)) or self.n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer, got {self.n_jobs!r}")
     resolve_reference(self.reference)
-    if not isinstance(self.variant, str) or self.variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {self.variant!r}")
+    _variant_settings(self.variant)
+
+def _variant_settings(variant)->dict:
+    "Extract-Errors settings of a variant: its entry in `VARIANTS`, or a dict of settings given directly (for experiments)."
+    if isinstance(variant, dict):
+        unknown = sorted(set(variant) - {"n_draws", "projection"})
+        if unknown: raise ValueError(f"a variant given as a dict takes n_draws and projection, got {unknown}")
+        return dict(variant)
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)} or a dict of Extract-Errors settings, got {variant!r}")
+    return VARIANTS[variant]
 
 def _given_skeleton(
     skeleton, # a `Skeleton`, or a p x p symmetric boolean adjacency (array, or DataFrame labelled with X's columns)
@@ -292,7 +301,7 @@ def _grci_fit(self:GRCI,
         self.errors_, self.order_, self.error_model_ = extract_errors(Z, self.adjacency_, seed=seed_extract, k=int(self.k),
                                                                       reference=quirks, return_model=True,
                                                                       progress=sink if self.verbose else None,
-                                                                      **VARIANTS[self.variant])
+                                                                      **_variant_settings(self.variant))
         timings["extract"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
         bar.set_postfix_str("Shapley model")
         self.model_ = fit_classifier(self.errors_, d, seed=seed_shapley, reference=quirks, n_jobs=self.n_jobs)
