@@ -18,7 +18,7 @@ from ..cli import CLIError
 from .fits import bench_partial_out, grci_local_accuracy, grci_rbo, grci_time
 from .pairs import DIRECTION_METHODS, bench_pairs, bench_tuebingen, tuebingen_summary
 from .runner import bench_real, bench_synth
-from .scale import bench_scale
+from .scale import bench_pc, bench_scale
 from .skeleton import CL_TESTS, bench_skeleton
 
 # %% ../../nbs/bench/05_command.ipynb #e1276907
@@ -183,9 +183,10 @@ def _grid(a):
 
 def _scale(a):
     if min(a.n + a.p + [a.pc_p, a.pc_n]) < 2: raise CLIError(f"--n, --p, --pc-p and --pc-n must be >= 2")
-    res = bench_scale(tuple(a.n), tuple(a.p), a.seed, None if a.no_causallearn else (a.pc_p, a.pc_n))
-    _save(res["stages"], a.out, "scale")
-    if "pc" in res: _save(res["pc"], a.out, "scale_pc")
+    _save(bench_scale(tuple(a.n), tuple(a.p), a.seed, pc_point=None)["stages"], a.out, "scale")   # saved before the long part
+    if not a.no_causallearn:
+        pc = bench_pc(a.pc_p, a.pc_n, a.seed)
+        if pc is not None: _save(pc, a.out, "scale_pc")
 
 _COMMANDS = {"pairs": _pairs, "tuebingen": _tuebingen, "skeleton": _skeleton, "partial-out": _partial_out, "grci": _grci,
              "synth": _grid, "real": _grid, "scale": _scale}
