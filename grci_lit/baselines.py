@@ -26,7 +26,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import expit
 
 from .extract import Direction, extract_errors
-from .hnm import mad_scale, resolve_reference, zscore
+from .hnm import check_matrix, mad_scale, resolve_reference, zscore
 from .partial_out import partial_out, spline_fit
 from .shapley import fit_classifier, shapley_values
 from .skeleton import skeleton_stable
@@ -38,21 +38,8 @@ def _check_data(
     min_rows:int=10, # fewest rows accepted
 )->tuple: # (float array n x p, int array n or None)
     "`X` as a finite float matrix and `D` as a 0/1 vector with both classes; `ValueError` naming the problem."
-    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
-    try: A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as e: raise ValueError(f"X must be numeric: {e}") from None
-    if A.ndim != 2: raise ValueError(f"X must be a 2-D n x p array, got shape {A.shape}")
-    n, p = A.shape
-    if p < 1: raise ValueError("X has no columns")
-    if n < min_rows: raise ValueError(f"X needs at least {min_rows} rows, got {n}")
-    bad = ~np.isfinite(A).all(axis=0)
-    if bad.any():
-        cols = [names[j] if names else int(j) for j in np.flatnonzero(bad)]
-        raise ValueError(f"X has NaN or infinite values in column(s) {cols}")
-    const = np.ptp(A, axis=0) == 0
-    if const.any():
-        cols = [names[j] if names else int(j) for j in np.flatnonzero(const)]
-        raise ValueError(f"X has constant column(s) {cols}")
+    A, _ = check_matrix(X, "X", min_rows=min_rows, constant=True)
+    n = len(A)
     if D is None: return A, None
     try: d = np.asarray(D, dtype=float)
     except (TypeError, ValueError): raise ValueError("D must be binary (0/1 or bool)") from None

@@ -8,7 +8,7 @@ Docs: https://grci-lit.github.io/grci_lit/hnm.html.md"""
 __all__ = ['NOISE_KINDS', 'MEAN_FUNCTIONS', 'SIGMA_FUNCTIONS', 'QUIRKS', 'noise_distribution', 'sample_noise', 'sample_hnm',
            'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'zscore', 'mad_scale', 'hnm_residuals',
            'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'resolve_reference',
-           'document_parameters']
+           'document_parameters', 'check_matrix']
 
 # %% ../nbs/00_hnm.ipynb #b07a2405
 from collections.abc import Callable, Iterable
@@ -16,6 +16,7 @@ from math import gamma, pi, sqrt
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 # %% ../nbs/00_hnm.ipynb #c30d7997
@@ -414,6 +415,56 @@ def document_parameters(
                 _add(obj, _parameter_section(init, lines, skip_self=True))
             else: _add(obj, _fields_section(obj, lines))
 
+
+# %% ../nbs/00_hnm.ipynb #975c57a4
+def _numeric_column(s:pd.Series)->bool:
+    "Numbers, booleans, or text that reads as numbers."
+    if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s): return True
+    try: pd.to_numeric(s.astype(object), errors="raise"); return True
+    except (TypeError, ValueError): return False
+
+def check_matrix(
+    X, # n x p data: a DataFrame (its column labels name the columns) or an array (columns 0..p-1)
+    name:str="X", # what the messages call it
+    min_rows:int=1, # fewest rows allowed
+    min_cols:int=1, # fewest columns allowed
+    constant:bool=False, # refuse constant columns (they carry no information)
+    vector:bool=False, # accept a 1-D vector as one column
+)->tuple: # (float64 array n x p, list of column labels as strings, or None for an array)
+    "`X` as a finite float matrix, or a one-line `ValueError` naming the matrix and the column or shape at fault."
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+    if names is not None:
+        bad = [c for c, (_, s) in zip(names, X.items()) if not _numeric_column(s)]
+        if bad: raise ValueError(f"{name} has non-numeric column(s) {bad}: encode categories as numbers first")
+    try: A = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as e: raise ValueError(f"{name} must be numeric: {e}") from None
+    if vector and A.ndim == 1: A = A[:, None]
+    if A.ndim != 2: raise ValueError(f"{name} must be {'1-D or ' if vector else ''}2-D (n rows x p columns), got shape {A.shape}")
+    n, p = A.shape
+    label = (lambda js: [names[j] for j in js]) if names is not None else (lambda js: [int(j) for j in js])
+    if p < min_cols: raise ValueError(f"{name} has {p} columns; at least {min_cols} columns are needed")
+    if n < min_rows: raise ValueError(f"{name} has {n} rows; at least {min_rows} rows are needed")
+    finite = np.isfinite(A)
+    if not finite.all():
+        js = np.flatnonzero(~finite.all(axis=0))
+        raise ValueError(f"{name} has NaN or infinite values in column(s) {label(js)} (counts {(~finite[:, js]).sum(axis=0).tolist()}); "
+                         "drop or impute those rows first")
+    if constant and n and (const := np.flatnonzero(np.ptp(A, axis=0) == 0)).size:
+        raise ValueError(f"{name} has constant column(s) {label(const)}: they carry no information; drop them")
+    return A, names
+
+# %% ../nbs/00_hnm.ipynb #59a88573
+def _attach(
+    cls:type, # the class that gains the method
+    name:str, # the method's name
+    kind=None, # None for a method, or `classmethod` / `staticmethod`
+): # a decorator that installs its function and returns it unchanged
+    "Decorator: install the function as method `name` of `cls`, named `cls.name` for the docs."
+    def install(f):
+        f.__name__, f.__qualname__ = name, f"{cls.__name__}.{name}"
+        setattr(cls, name, kind(f) if kind else f)
+        return f
+    return install
 
 # %% ../nbs/00_hnm.ipynb #d0c50000
 document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
-from .hnm import MEAN_FUNCTIONS, SIGMA_FUNCTIONS, resolve_reference, sample_hnm
+from .hnm import MEAN_FUNCTIONS, SIGMA_FUNCTIONS, check_matrix, resolve_reference, sample_hnm
 
 # %% ../nbs/02_partial_out.ipynb #910d6b8b
 RIDGE = 1e-8          # ridge added to the diagonal of X'X (the R code's Cholesky inverse of X'X + 1e-8 I)
@@ -127,13 +127,7 @@ def ridge_loo(
     return coef, fitted, loo_residuals(y, fitted, leverage), leverage
 
 # %% ../nbs/02_partial_out.ipynb #9c2fef25
-def _check_V(V, name="V"):
-    V = np.asarray(V, dtype=float)
-    if V.ndim == 1: V = V[:, None]
-    if V.ndim != 2: raise ValueError(f"{name} must be 1-D or 2-D (n x q), got shape {V.shape}")
-    bad = ~np.all(np.isfinite(V), axis=0)
-    if bad.any(): raise ValueError(f"{name} column {int(np.argmax(bad))} contains NaN or infinite values")
-    return V
+def _check_V(V, name="V"): return check_matrix(V, name, min_rows=0, min_cols=0, vector=True)[0]   # a vector is one column; no columns: regress on nothing
 
 def _check_y(y, n, name="y"):
     y = np.asarray(y, dtype=float)

@@ -21,7 +21,7 @@ import xgboost as xgb
 import matplotlib.pyplot as plt
 
 # %% ../nbs/07_shapley.ipynb #3589011a
-from .hnm import resolve_reference
+from .hnm import check_matrix, resolve_reference
 
 # %% ../nbs/07_shapley.ipynb #d0006cb0
 def _as_matrix(
@@ -29,17 +29,7 @@ def _as_matrix(
     name:str="E", # name used in error messages
 )->tuple: # (float64 array n x p, list of column names or None)
     "Check that `E` is a finite 2-D numeric matrix; return it as float64 with its column names."
-    names = [str(c) for c in E.columns] if isinstance(E, pd.DataFrame) else None
-    try: A = np.asarray(E, dtype=np.float64)
-    except (TypeError, ValueError) as err: raise ValueError(f"{name} must be numeric: {err}") from None
-    if A.ndim != 2: raise ValueError(f"{name} must be 2-D (n x p), got shape {A.shape}")
-    if A.shape[0] == 0 or A.shape[1] == 0: raise ValueError(f"{name} is empty: shape {A.shape}")
-    bad = ~np.isfinite(A)
-    if bad.any():
-        j = int(np.argmax(bad.any(axis=0)))
-        col = names[j] if names else j
-        raise ValueError(f"{name} has {int(bad[:, j].sum())} NaN/inf value(s) in column {col!r}")
-    return A, names
+    return check_matrix(E, name)
 
 # %% ../nbs/07_shapley.ipynb #7da2ddcb
 def _as_binary(

@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 
 from .ci_tests import (feature_map, get_ci_test, mars_fit, mars_p_value, residual_p_value, residualize,
                                spline_basis, spline_p_value, spline_residuals)
-from .hnm import zscore
+from .hnm import check_matrix, zscore
 
 # %% ../nbs/06_skeleton.ipynb #2fc736d8
 def _ancestral_set(A, nodes):
@@ -196,24 +196,8 @@ class Skeleton:
 # %% ../nbs/06_skeleton.ipynb #d81b3248
 def _check_data(X):
     "Numeric (n, p) float matrix and column names from a DataFrame or array; ValueError naming the problem."
-    if isinstance(X, pd.DataFrame):
-        names = [str(c) for c in X.columns]
-        bad = [str(c) for c in X.columns if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
-        if bad: raise ValueError(f"X has non-numeric columns {bad}")
-        A = X.to_numpy(dtype=float)
-    else:
-        try: A = np.asarray(X, dtype=float)
-        except (TypeError, ValueError) as e: raise ValueError(f"X must be a numeric 2-D array or DataFrame ({e})") from None
-        if A.ndim != 2: raise ValueError(f"X must be 2-D (n rows, p columns); got shape {A.shape}")
-        names = [str(j) for j in range(A.shape[1])]
-    n, p = A.shape
-    if p < 2: raise ValueError(f"X needs at least 2 columns; got {p}")
-    if n < 10: raise ValueError(f"X needs at least 10 rows; got {n}")
-    finite = np.isfinite(A).all(axis=0)
-    if not finite.all(): raise ValueError(f"X has NaN or infinite values in columns {[names[j] for j in np.flatnonzero(~finite)]}")
-    const = np.ptp(A, axis=0) == 0
-    if const.any(): raise ValueError(f"X has constant columns {[names[j] for j in np.flatnonzero(const)]}")
-    return A, names
+    A, names = check_matrix(X, "X", min_rows=10, min_cols=2, constant=True)
+    return A, names or [str(j) for j in range(A.shape[1])]
 
 # %% ../nbs/06_skeleton.ipynb #74ce4b87
 def _decide_edge(test, a, b, nbrs_a, nbrs_b, level, alpha):
