@@ -366,6 +366,7 @@ def orient_by_order(
     G[q - 1, :] = False
     return G
 
+# %% ../nbs/12_baselines.ipynb #bfc8c22e
 def ancestors(
     dag, # q x q bool DAG, dag[i, j] meaning i -> j
     node:int, # the node whose ancestors we want
@@ -378,6 +379,7 @@ def ancestors(
         frontier = G[:, frontier].any(axis=1) & ~found
     return np.flatnonzero(found)
 
+# %% ../nbs/12_baselines.ipynb #67ee6ff7
 @dataclass(eq=False)
 class DAGOrder:
     "The graph that CO and MS use: GRCI's order and errors, and the DAG over [X, D] (the R code's `learn_DAG_order`)."
@@ -496,6 +498,7 @@ def misalign_errors(
     K = np.asarray(order, dtype=int)
     return E[:, K][:, K[::-1]]
 
+# %% ../nbs/12_baselines.ipynb #16fc298e
 def _topological(G):
     "A topological order of the DAG G (Kahn's algorithm, smallest index first)."
     indeg, order = G.sum(axis=0).astype(int), []
@@ -508,6 +511,7 @@ def _topological(G):
     if len(order) != G.shape[0]: raise ValueError("dag has a directed cycle")
     return order
 
+# %% ../nbs/12_baselines.ipynb #df799a82
 def model_substitution(
     X, # n x p data (the MAD-normalised `DAGOrder.data` in the paper's pipeline)
     D, # n binary diagnoses

@@ -13,6 +13,7 @@ __all__ = ['RESIDUALIZERS', 'CI_TESTS', 'TOY_STRUCTURES', 'weighted_chi2_cumulan
 
 # %% ../nbs/05_ci_tests.ipynb #c3c6e272
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import matplotlib.pyplot as plt
@@ -23,7 +24,7 @@ from scipy.special import gammaincc, ndtr
 try: from numpy.linalg._umath_linalg import det as _det_gufunc     # np.linalg.det without its Python-side checks
 except ImportError: _det_gufunc = None
 
-from .hnm import zscore
+from .hnm import check_matrix, zscore
 
 # %% ../nbs/05_ci_tests.ipynb #0aff7fb9
 def _check_weights(weights):
@@ -63,6 +64,7 @@ def hbe_sf(
     x = np.sqrt(2 * nu / k2) * (np.asarray(q, dtype=float) - k1) + nu
     return gammaincc(nu / 2, np.maximum(x, 0) / 2)
 
+# %% ../nbs/05_ci_tests.ipynb #0ebb2d05
 _HANKEL = {N: np.add.outer(np.arange(N + 1), np.arange(N + 1)) for N in range(1, 9)}
 _STEPS = {N: np.arange(2 * N, dtype=float) for N in range(1, 9)}
 
@@ -103,6 +105,7 @@ def lpb4_sf(
         raise FloatingPointError("LPB: non-positive support point or invalid mixing weights")
     return np.sum(pi * gammaincc(1 / lam, np.maximum(q, 0)[..., None] / (mu * lam)), axis=-1)
 
+# %% ../nbs/05_ci_tests.ipynb #d31b8045
 def weighted_chi2_sf(
     weights, # positive weights lambda_k
     q:float, # the observed statistic
@@ -515,41 +518,58 @@ def toy_triple(
 
 # %% ../nbs/05_ci_tests.ipynb #2286174b
 class ResidualCache:
-    "Memoized residual features of each column of `X` given conditioning sets, for many CI tests on one data set."
+    "Residual features of each column of `X` given conditioning sets, in a memory-bounded LRU cache, for many CI tests on one data set."
     def __init__(self,
                  X, # (n, p) data matrix
                  residualizer:str="mars", # "mars" or "spline"
                  approximation:str="lpb4", # p-value method: "lpb4" (HBE fallback) or "hbe"
-                 max_entries:int=1024): # residual matrices kept; the cache is emptied when full
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2: raise ValueError(f"X must be a 2-D matrix; got shape {X.shape}")
-        if not np.all(np.isfinite(X)): raise ValueError("X contains NaN or infinite values")
+                 cache_mb:float=256.0): # memory bound of the residual cache, and separately of the conditioning-set cache, in MB
         if residualizer not in RESIDUALIZERS: raise ValueError(f"residualizer must be one of {RESIDUALIZERS}; got {residualizer!r}")
-        self.X, self.residualizer, self.approximation, self.max_entries = X, residualizer, approximation, max_entries
-        self.features = [None] * X.shape[1]; self._res, self._order = {}, {}; self.n_fits = 0
+        self.X, _ = check_matrix(X, "X")
+        self.residualizer, self.approximation, self.cache_mb = residualizer, approximation, float(cache_mb)
+        self._reset()
+    def _reset(self):
+        self.features, self.cache, self.hits, self.misses, self.n_fits = {}, OrderedDict(), 0, 0, 0
+        self.max_items = int(self.cache_mb * 2**20 // (self.X.shape[0] * 5 * 8))
+        self.sets, self.set_bytes, self.max_set_bytes = OrderedDict(), 0, int(self.cache_mb * 2**20)
+    def __getstate__(self): return {k: self.__dict__[k] for k in ("X", "residualizer", "approximation", "cache_mb")}  # ship no cache
+    def __setstate__(self, state): self.__dict__.update(state); self._reset()
+
+    def conditioning(self, S:tuple):
+        "Z-scored columns `S` and their sort order (MARS) or spline basis (LRU-cached: shared by every column residualized on `S`)."
+        hit = self.sets.get(S)
+        if hit is not None: self.sets.move_to_end(S); return hit[:2]
+        zs = zscore(self.X[:, list(S)], name="z")                          # exactly what `residualize` does
+        aux = np.argsort(zs.T, axis=1, kind="stable").T if self.residualizer == "mars" else spline_basis(zs)
+        size = zs.nbytes + aux.nbytes
+        if size <= self.max_set_bytes:
+            self.sets[S] = (zs, aux, size); self.set_bytes += size
+            while self.set_bytes > self.max_set_bytes: self.set_bytes -= self.sets.popitem(last=False)[1][2]
+        return zs, aux
 
     def residuals(self, i:int, S=()) -> np.ndarray:
-        "Residuals (n, 5) of the features of column `i` given the columns `S`."
-        S = tuple(sorted(int(s) for s in S))
-        if i in S: raise ValueError(f"column {i} is in its own conditioning set {S}")
-        key = (int(i), S)
-        if key not in self._res:
-            if self.features[i] is None: self.features[i] = feature_map(self.X[:, i])
-            if not S: r = self.features[i]
-            else:
-                if len(self._res) >= self.max_entries: self._res.clear(); self._order.clear()
-                if S not in self._order:
-                    zs = zscore(self.X[:, list(S)], name="z"); self._order[S] = (zs, np.argsort(zs.T, axis=1, kind="stable").T)
-                zs, order = self._order[S]
-                r = (mars_fit(zs, self.features[i], order=order).residuals if self.residualizer == "mars"
-                     else spline_residuals(zs, self.features[i]))
-                self.n_fits += 1
-            self._res[key] = r
-        return self._res[key]
+        "Residuals (n, 5) of the features of column `i` given the columns `S` (cached)."
+        key = (int(i), tuple(sorted(int(s) for s in S)))
+        if key[0] in key[1]: raise ValueError(f"column {i} is in its own conditioning set {key[1]}")
+        r = self.cache.get(key)
+        if r is not None: self.cache.move_to_end(key); self.hits += 1; return r
+        self.misses += 1
+        F = self.features.get(key[0])
+        if F is None: F = self.features[key[0]] = feature_map(self.X[:, key[0]])
+        if not key[1]: r = F                                            # nothing to condition on
+        else:
+            zs, aux = self.conditioning(key[1])
+            r = mars_fit(zs, F, order=aux).residuals if self.residualizer == "mars" else F - aux @ (aux.T @ F)   # as spline_residuals
+            self.n_fits += 1
+        if self.max_items > 0:
+            self.cache[key] = r
+            if len(self.cache) > self.max_items: self.cache.popitem(last=False)
+        return r
 
     def p_value(self, i:int, j:int, S=()) -> float:
         "p-value of the test of column `i` independent of column `j` given the columns `S`."
         return residual_p_value(self.residuals(i, S), self.residuals(j, S), self.approximation).p_value
+    __call__ = p_value   # an index-based test (i, j, S) -> p, as `skeleton_stable` calls it
 
 # %% ../nbs/05_ci_tests.ipynb #a554a345
 def plot_ci_residuals(

@@ -360,6 +360,7 @@ def _docments(lines:list, start:int)->dict:
         if depth == 0 and code.rstrip().endswith(":"): break
     return out
 
+# %% ../nbs/00_hnm.ipynb #07d7a7e4
 def _parameter_section(f, lines:list, skip_self:bool=False)->str:
     "A numpydoc-style 'Parameters' (and 'Returns') section from the docments of `f`."
     try: sig = inspect.signature(f)
@@ -378,6 +379,7 @@ def _parameter_section(f, lines:list, skip_self:bool=False)->str:
         text += ["", "Returns", "-------", "object" if ret is sig.empty else getattr(ret, "__name__", str(ret)), f"    {docs['return']}"]
     return "\n".join(text)
 
+# %% ../nbs/00_hnm.ipynb #189d0b09
 def _fields_section(cls, lines:list)->str:
     "An 'Attributes' section from the trailing comments of a dataclass's fields."
     start = next((k for k, l in enumerate(lines) if re.match(rf"class {cls.__name__}\b", l)), None)
@@ -394,6 +396,7 @@ def _fields_section(cls, lines:list)->str:
 def _add(obj, section:str):
     if section and "\n----------\n" not in (obj.__doc__ or ""): obj.__doc__ = f"{(obj.__doc__ or '').rstrip()}\n\n{section}\n"
 
+# %% ../nbs/00_hnm.ipynb #c37daffe
 def document_parameters(
     namespace:dict, # a module's globals(), called at the end of the module
 ):
@@ -414,7 +417,6 @@ def document_parameters(
             if inspect.isfunction(init) and init.__module__ == name and "__dataclass_fields__" not in vars(obj):
                 _add(obj, _parameter_section(init, lines, skip_self=True))
             else: _add(obj, _fields_section(obj, lines))
-
 
 # %% ../nbs/00_hnm.ipynb #975c57a4
 def _numeric_column(s:pd.Series)->bool:
