@@ -26,7 +26,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import expit
 
 from .extract import Direction, extract_errors
-from .hnm import check_matrix, mad_scale, resolve_reference, zscore
+from .hnm import check_labels, check_matrix, mad_scale, resolve_reference, zscore
 from .partial_out import partial_out, spline_fit
 from .shapley import fit_classifier, shapley_values
 from .skeleton import skeleton_stable
@@ -41,13 +41,7 @@ def _check_data(
     A, _ = check_matrix(X, "X", min_rows=min_rows, constant=True)
     n = len(A)
     if D is None: return A, None
-    try: d = np.asarray(D, dtype=float)
-    except (TypeError, ValueError): raise ValueError("D must be binary (0/1 or bool)") from None
-    if d.ndim != 1 or len(d) != n: raise ValueError(f"D must be 1-D with one value per row of X ({n}), got shape {d.shape}")
-    if not np.isin(d, (0.0, 1.0)).all():
-        raise ValueError(f"D must be binary (0/1 or bool); found values {np.unique(d[~np.isin(d, (0.0, 1.0))])[:5].tolist()}")
-    if d.min() == d.max(): raise ValueError(f"D must contain both classes; all values are {int(d[0])}")
-    return A, d.astype(int)
+    return A, check_labels(D, n, "X").astype(int)
 
 def _check_labels(
     D, # n binary diagnoses

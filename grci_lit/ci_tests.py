@@ -193,6 +193,54 @@ def _suffix_at(a_sorted, pos):
     cs = np.cumsum(a_sorted, axis=1)
     return cs[:, -1:] - cs[:, pos] if a_sorted.ndim == 2 else cs[:, -1:, :] - cs[:, pos, :]
 
+# %% ../nbs/05_ci_tests.ipynb #a75ad286
+def _mars_sums(z, Y, P, order):
+    "Running sums of the knot search: sort order, sorted values, knot values, c'c, var(c), var(x), centred Y, R'c, R'x, ||Q'c||^2, u'c, ||u||^2."
+    n = z.shape[0]
+    O = np.argsort(z.T, axis=1, kind="stable") if order is None else order.T   # (d, n) sort order of each variable
+    xs = np.take_along_axis(z.T, O, axis=1)                          # (d, n) sorted values
+    t = xs[:, P]                                                     # (d, K) knot values
+    cnt = (n - 1 - P).astype(float)                                  # cases above each knot
+    xs2 = xs**2
+    Sx, Sx2 = _suffix_at(xs, P), _suffix_at(xs2, P)
+    cc = Sx2 - 2 * t * Sx + t**2 * cnt                               # c'c for c = (x - t)_+
+    csum = Sx - t * cnt                                              # 1'c
+    cvar = cc - csum**2 / n                                          # variation of c
+    xsum = xs.sum(1); xvar = xs2.sum(1) - xsum**2 / n
+    Yc = Y - Y.mean(0)
+    Rs = np.ascontiguousarray(Yc.T)[:, O]                            # (r, d, n): running sums along the last axis
+    Rc = _suffix_at2(xs * Rs, P) - t * _suffix_at2(Rs, P)             # R'c, (r, d, K): sums over r add whole (d, K) planes
+    Rx = np.einsum("dn,rdn->dr", xs, Rs)                             # R'x, (d, r)
+    nQc2 = csum**2 / n                                               # ||Q'c||^2, Q = intercept only
+    uc = (Sx2 - t * Sx) - xsum[:, None] * csum / n                   # u'c, u = x orthogonalized against Q
+    nu = xvar.copy()                                                 # ||u||^2
+    return O, xs, t, cc, cvar, xvar, Yc, Rc, Rx, nQc2, uc, nu
+
+# %% ../nbs/05_ci_tests.ipynb #0f898a5b
+def _mars_best_term(cc, cvar, xvar, Rc, Rx, nQc2, uc, nu, rss, prev_gain, slots):
+    "The forward step's best new term: (RSS gain, variable j, knot index k or -1 for the linear term, x_j already in?)."
+    K = cc.shape[1]
+    lin_in = nu <= 1e-8 * np.maximum(xvar, 1e-300)               # x_j already in the model
+    tol = np.where(np.where(lin_in, slots, slots + 1) < 15, 0.01, 1e-5)[:, None]   # earth's Tol(iNewCol)
+    nu_s = np.where(lin_in, 1.0, nu)
+    a = np.where(lin_in[:, None], 0.0, uc / nu_s[:, None])
+    cperp = cc - nQc2 - a * uc                                   # ||c_perp||^2
+    Rperp = Rc - a * Rx.T[:, :, None]                            # R'c_perp, (r, d, K)
+    lin_gain = np.where(lin_in, 0.0, np.sum(Rx**2, 1) / nu_s)
+    ok = (cvar > 0) & (cperp > tol * cvar)
+    gain = np.where(ok, np.sum(Rperp**2, 0) / np.where(ok, cperp, 1.0), -np.inf) + lin_gain[:, None]
+    gain[gain >= min(1.01 * rss, 10 * prev_gain)] = -np.inf      # earth's MaxLegalRssDelta
+    best_gain, j, k = -np.inf, -1, -1
+    if K:
+        g = gain[:, ::-1]                                        # earth scans knots from the top down
+        jj, kk = np.unravel_index(np.argmax(g), g.shape)
+        best_gain, j, k = gain[jj, K - 1 - kk], int(jj), int(K - 1 - kk)
+    lin_ok = (~lin_in) & (xvar > 0)
+    if lin_ok.any():                                             # the linear term alone, if no knot beats it
+        jl = int(np.argmax(np.where(lin_ok, lin_gain, -np.inf)))
+        if lin_gain[jl] > 0 and lin_gain[jl] >= best_gain * (1 - 1e-9): best_gain, j, k = lin_gain[jl], jl, -1
+    return best_gain, j, k, lin_in
+
 # %% ../nbs/05_ci_tests.ipynb #8ba8c434
 def mars_forward(
     z:np.ndarray, # (n, d) predictors
@@ -209,23 +257,8 @@ def mars_forward(
     ms, es = earth_spans(n, d)
     ms = ms if minspan <= 0 else int(minspan); es = es if endspan <= 0 else int(endspan)
     P = knot_positions(n, ms, es); K = P.size
-    O = np.argsort(z.T, axis=1, kind="stable") if order is None else order.T   # (d, n) sort order of each variable
-    xs = np.take_along_axis(z.T, O, axis=1)                          # (d, n) sorted values
-    t = xs[:, P]                                                     # (d, K) knot values
-    cnt = (n - 1 - P).astype(float)                                  # cases above each knot
-    xs2 = xs**2
-    Sx, Sx2 = _suffix_at(xs, P), _suffix_at(xs2, P)
-    cc = Sx2 - 2 * t * Sx + t**2 * cnt                               # c'c for c = (x - t)_+
-    csum = Sx - t * cnt                                              # 1'c
-    cvar = cc - csum**2 / n                                          # variation of c
-    xsum = xs.sum(1); xvar = xs2.sum(1) - xsum**2 / n
-    Yc = Y - Y.mean(0); tss = rss = float(np.sum(Yc**2))            # residuals R = Yc - QQ'Yc are never formed
-    Rs = np.ascontiguousarray(Yc.T)[:, O]                            # (r, d, n): running sums along the last axis
-    Rc = _suffix_at2(xs * Rs, P) - t * _suffix_at2(Rs, P)             # R'c, (r, d, K): sums over r add whole (d, K) planes
-    Rx = np.einsum("dn,rdn->dr", xs, Rs)                             # R'x, (d, r)
-    nQc2 = csum**2 / n                                               # ||Q'c||^2, Q = intercept only
-    uc = (Sx2 - t * Sx) - xsum[:, None] * csum / n                   # u'c, u = x orthogonalized against Q
-    nu = xvar.copy()                                                 # ||u||^2
+    O, xs, t, cc, cvar, xvar, Yc, Rc, Rx, nQc2, uc, nu = _mars_sums(z, Y, P, order)
+    tss = rss = float(np.sum(Yc**2))                                 # residuals R = Yc - QQ'Yc are never formed
     Q = np.empty((n, nk)); Q[:, 0] = 1 / np.sqrt(n); m = 1
     XQ = np.empty((2, d, n))                                         # scratch for add_column's running sums
     gcv_null = tss / (n * (1 - 1 / n) ** 2)
@@ -251,25 +284,7 @@ def mars_forward(
 
     rsq_old, prev_gain, slots = 0.0, tss, 1                          # slots: earth's nTerms, 2 per step
     while nk >= 3:
-        lin_in = nu <= 1e-8 * np.maximum(xvar, 1e-300)               # x_j already in the model
-        tol = np.where(np.where(lin_in, slots, slots + 1) < 15, 0.01, 1e-5)[:, None]   # earth's Tol(iNewCol)
-        nu_s = np.where(lin_in, 1.0, nu)
-        a = np.where(lin_in[:, None], 0.0, uc / nu_s[:, None])
-        cperp = cc - nQc2 - a * uc                                   # ||c_perp||^2
-        Rperp = Rc - a * Rx.T[:, :, None]                            # R'c_perp, (r, d, K)
-        lin_gain = np.where(lin_in, 0.0, np.sum(Rx**2, 1) / nu_s)
-        ok = (cvar > 0) & (cperp > tol * cvar)
-        gain = np.where(ok, np.sum(Rperp**2, 0) / np.where(ok, cperp, 1.0), -np.inf) + lin_gain[:, None]
-        gain[gain >= min(1.01 * rss, 10 * prev_gain)] = -np.inf      # earth's MaxLegalRssDelta
-        best_gain, j, k = -np.inf, -1, -1
-        if K:
-            g = gain[:, ::-1]                                        # earth scans knots from the top down
-            jj, kk = np.unravel_index(np.argmax(g), g.shape)
-            best_gain, j, k = gain[jj, K - 1 - kk], int(jj), int(K - 1 - kk)
-        lin_ok = (~lin_in) & (xvar > 0)
-        if lin_ok.any():                                             # the linear term alone, if no knot beats it
-            jl = int(np.argmax(np.where(lin_ok, lin_gain, -np.inf)))
-            if lin_gain[jl] > 0 and lin_gain[jl] >= best_gain * (1 - 1e-9): best_gain, j, k = lin_gain[jl], jl, -1
+        best_gain, j, k, lin_in = _mars_best_term(cc, cvar, xvar, Rc, Rx, nQc2, uc, nu, rss, prev_gain, slots)
         if not np.isfinite(best_gain) or best_gain <= 0: break        # no term reduces the RSS
         rsq = 1 - (rss - best_gain) / tss
         n_used = len(terms) + (1 if k < 0 or lin_in[j] else 2)

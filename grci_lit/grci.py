@@ -24,7 +24,7 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from .extract import _check_skeleton, extract_errors
-from .hnm import _attach, check_matrix, resolve_reference
+from .hnm import _attach, check_labels, check_matrix, resolve_reference
 from .shapley import fit_classifier, plot_patient_shapley, rank_root_causes, shapley_values
 from .simulate import DAGModel
 from .skeleton import Skeleton, skeleton_stable
@@ -99,7 +99,7 @@ def validate_data(
     if d.ndim != 1: raise ValueError(f"D must be 1-D, got shape {d.shape}")
     if len(d) != n: raise ValueError(f"D has length {len(d)} but X has {n} rows")
     d = binary_target(d, positive, option=option)
-    if d.min() == d.max(): raise ValueError(f"D has only one class ({int(d[0])}): GRCI needs patients with D=0 and D=1")
+    check_labels(d, n, "X")                                                    # the one wording: both classes present
     return df, d
 
 # %% ../nbs/08_grci.ipynb #8eaf0a3e

@@ -8,7 +8,7 @@ Docs: https://grci-lit.github.io/grci_lit/hnm.html.md"""
 __all__ = ['NOISE_KINDS', 'MEAN_FUNCTIONS', 'SIGMA_FUNCTIONS', 'QUIRKS', 'noise_distribution', 'sample_noise', 'sample_hnm',
            'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'zscore', 'mad_scale', 'hnm_residuals',
            'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'resolve_reference',
-           'document_parameters', 'check_matrix']
+           'document_parameters', 'check_matrix', 'check_labels']
 
 # %% ../nbs/00_hnm.ipynb #b07a2405
 from collections.abc import Callable, Iterable
@@ -454,6 +454,24 @@ def check_matrix(
     if constant and n and (const := np.flatnonzero(np.ptp(A, axis=0) == 0)).size:
         raise ValueError(f"{name} has constant column(s) {label(const)}: they carry no information; drop them")
     return A, names
+
+# %% ../nbs/00_hnm.ipynb #4506cbba
+def check_labels(
+    D, # diagnoses: 0/1 numbers or booleans
+    n:int, # rows of the data they go with
+    against:str="X", # what the messages call that data
+)->np.ndarray: # float64 vector of 0.0 / 1.0
+    "`D` as a 0/1 vector of length `n` with both classes, or a one-line `ValueError` saying what is wrong."
+    try: d = np.asarray(D, dtype=np.float64)
+    except (TypeError, ValueError): raise ValueError(f"D must be binary (0/1 or bool); got values of type {np.asarray(D).dtype}") from None
+    if d.ndim != 1: raise ValueError(f"D must be 1-D, got shape {d.shape}")
+    if len(d) != n: raise ValueError(f"D has length {len(d)} but {against} has {n} rows")
+    if not np.isfinite(d).all(): raise ValueError(f"D has {int((~np.isfinite(d)).sum())} NaN or infinite value(s)")
+    vals = np.unique(d)
+    if not np.isin(vals, (0.0, 1.0)).all():
+        raise ValueError(f"D must be binary (0/1 or bool); found values {vals[~np.isin(vals, (0.0, 1.0))][:5].tolist()}")
+    if len(vals) < 2: raise ValueError(f"D has only one class ({int(vals[0])}): both classes, 0 and 1, are needed")
+    return d
 
 # %% ../nbs/00_hnm.ipynb #59a88573
 def _attach(
