@@ -85,12 +85,13 @@ def sink_score(
     weights:np.ndarray, # p x m Dirichlet projection weights of this Extract-Errors call (rows are taken per neighbour set)
     k:int=10, # neighbours of the KSG estimator
     reference=False, # quirks; "projection" is passed on to `partial_out`
-    rows=None, # row indices the mutual-information scores read (None: every row); Partial-Out always fits every row
+    rows=None, # row indices the mutual-information scores read (None: every row); Partial-Out fits every row, its knot grid that of len(rows) rows
 )->tuple: # (score, residual (n,), fitted Partial-Out model or None)
     "Find-Sink's score of `i`: max over its neighbours j of MI(X_j; R_i), with R_i its residual given all its neighbours."
     nb = np.asarray(neighbours, dtype=int).ravel()
     if nb.size == 0: return -np.inf, np.array(X[:, i], dtype=float), None
-    r, model = partial_out(X[:, nb], X[:, i], weights=weights[nb], reference=reference)
+    r, model = partial_out(X[:, nb], X[:, i], weights=weights[nb], reference=reference,
+                           grid_rows=None if rows is None else len(rows))
     m = slice(None) if rows is None else rows
     s = max(float(mutual_information_score(X[m, j], r[m], k=k)) for j in nb)
     return (np.inf if np.isnan(s) else s), r, model
@@ -149,7 +150,7 @@ def extract_steps(
     reference=False, # False (paper), True or quirk names: "stale_scores" here, "projection" in Partial-Out
     n_draws:int=1, # independent p x 200 projection draws; > 1 averages each Partial-Out's score and error over them
     projection:str="dirichlet", # "dirichlet": random weights (the paper); "mean": every weight equal, the Dirichlet law's mean (no random step)
-    max_rows:int=None, # Find-Sink's MI scores on a seeded subsample of at most this many rows (None: every row, the paper); Partial-Out and the errors use every row
+    max_rows:int=None, # Find-Sink's MI scores on a seeded subsample of at most this many rows (None: every row, the paper); Partial-Out fits every row with the knot grid of max_rows rows
 ): # generator of `ExtractStep`, sink first
     "Run Extract-Errors one sink at a time."
     A, cols, _ = _as_data(X)
