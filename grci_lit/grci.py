@@ -248,7 +248,7 @@ def _variant_settings(variant)->dict:
     "Extract-Errors settings of a variant: its entry in `VARIANTS`, or a dict of settings given directly (for experiments)."
     if isinstance(variant, dict):
         unknown = sorted(set(variant) - {"n_draws", "projection", "max_rows"})
-        if unknown: raise ValueError(f"a variant given as a dict takes n_draws, projection and max_rows, got {unknown}")
+        if unknown: raise ValueError(f"a variant given as a dict takes n_draws and projection (and max_rows), got {unknown}")
         return dict(variant)
     if not isinstance(variant, str) or variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)} or a dict of Extract-Errors settings, got {variant!r}")
