@@ -182,7 +182,7 @@ def paired_accuracy(
     if sub and f"paper n={lo}" in wide: wide[f"subsample n={hi} - paper n={lo}"] = wide[sub[0]] - wide[f"paper n={lo}"]
     return pd.DataFrame({"mean": wide.mean(), "se": wide.std(ddof=1) / np.sqrt(wide.count()), "seeds": wide.count()})
 
-# %% ../nbs/14_scale.ipynb #5ca1e031
+# %% ../nbs/14_scale.ipynb #5ca1e032
 def growth_exponent(
     n, # sample sizes
     seconds, # seconds at each size
