@@ -24,7 +24,7 @@ import pandas as pd
 
 from .extract import subsample_rows
 from .grci import GRCI, MAX_ROWS
-from .metrics import ground_truth_shapley, shapley_rbo
+from .metrics import ground_truth_shapley, rbo_shapley
 from .partial_out import knot_grid
 from .shapley import shapley_values
 from .simulate import sample_dag
@@ -144,7 +144,7 @@ def accuracy_pairs(
                 g = GRCI(seed=seed, verbose=False, **st).fit(s.X, s.D)
             sc = skeleton_scores(g.skeleton_, s.adj)
             out.append(dict(label=label, seed=int(seed), p=int(p), n=int(n), seconds=time.perf_counter() - t,
-                            rbo=shapley_rbo(truth, g.shap_.to_numpy()[:n_eval], patients=s.D[:n_eval] == 1),
+                            rbo=rbo_shapley(truth, g.shap_.to_numpy()[:n_eval], patients=s.D[:n_eval] == 1),
                             recall=float(sc["recall"]), precision=float(sc["precision"]), edges=int(g.skeleton_.n_edges),
                             load=float(os.getloadavg()[0])))
     return out
