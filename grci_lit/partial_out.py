@@ -175,7 +175,7 @@ class _CandidateSet:
     block = 4096          # rows per block: working memory O(block * b); designs are rebuilt, never stored
     univariate = True     # use the O(n + b^3) path when there is one input (see below)
 
-    def __init__(self, V, weights, n_knots=None, ridge=RIDGE):
+    def __init__(self, V, weights, n_knots=None, ridge=RIDGE, grid_rows=None):
         n, q = V.shape
         self.mins = V.min(axis=0) if q else np.empty(0)
         span = (V.max(axis=0) - self.mins) if q else np.empty(0)
@@ -186,7 +186,9 @@ class _CandidateSet:
             if isinstance(n_knots, bool) or int(n_knots) != n_knots or n_knots == 1 or n_knots < 0:
                 raise ValueError(f"n_knots must be None, 0 or an integer >= 2, got {n_knots!r}")
             self.candidates = np.array([int(n_knots) if q else 0])
-        else: self.candidates = np.array([0] + ([int(K) for K in knot_grid(n) if K >= 2] if q else []))
+        else:                                                     # grid_rows caps the grid (and the cost per row) at large n
+            grid = knot_grid(n if grid_rows is None else max(1, min(n, int(grid_rows))))
+            self.candidates = np.array([0] + ([int(K) for K in grid if K >= 2] if q else []))
         need = int(self.candidates.max()) - 1
         if q and need > 1 and weights.shape[1] < need:
             raise ValueError(f"weights has {weights.shape[1]} columns but {self.candidates.max()} knots need {need}")
@@ -334,6 +336,7 @@ def partial_out(
     reference=False, # False (paper), True or quirk names ("projection")
     seed=None, # seed for the projections when `weights` is None
     n_knots:int|None=None, # force both models to this knot count; None chooses by LOO
+    grid_rows:int|None=None, # choose among the knot counts of `knot_grid(min(n, grid_rows))` (None: of n rows, the paper)
 )->tuple: # (errors (n,), PartialOutModel)
     "Partial-Out (Algorithm 1): the heteroscedastic error estimate (y - m_hat(V)) / sigma_hat(V)."
     quirks = resolve_reference(reference)
@@ -341,10 +344,10 @@ def partial_out(
     n, q = V.shape
     if n < 3: raise ValueError(f"need at least 3 rows, got {n}")
     rng = np.random.default_rng(seed)
-    candidates = _CandidateSet(V, _weights_for(weights, q, quirks, rng), n_knots)
+    candidates = _CandidateSet(V, _weights_for(weights, q, quirks, rng), n_knots, grid_rows=grid_rows)
     mean = candidates.fit(y)
     if weights is None and "projection" in quirks and q > 1:   # R's PartialOut(X, Y) with w = NULL: a new draw per fit
-        candidates = _CandidateSet(V, _weights_for(None, q, quirks, rng), n_knots)
+        candidates = _CandidateSet(V, _weights_for(None, q, quirks, rng), n_knots, grid_rows=grid_rows)
     mad = candidates.fit(np.abs(y - mean.loo_), positive=True)
     errors = (y - mean.fitted_) / mad.fitted_
     return errors, PartialOutModel(mean, mad, errors)
