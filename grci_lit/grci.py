@@ -217,8 +217,12 @@ def dask_client(
     if not isinstance(scheduler, str): yield scheduler; return          # a Client made by the caller stays open
     if scheduler == "local":
         workers = None if n_jobs in (1, -1) else effective_n_jobs(n_jobs)
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=logging.ERROR) as cluster, Client(cluster, set_as_default=False) as client:
+        try: cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                    silence_logs=logging.CRITICAL)
+        except RuntimeError as e:                                # worker processes re-import a script without a main guard
+            raise RuntimeError("scheduler='local' could not start its worker processes; in a script, call fit under "
+                               "`if __name__ == '__main__':` (each worker re-imports the script)") from e
+        with cluster, Client(cluster, set_as_default=False) as client:
             yield client
         return
     try: client = Client(scheduler, timeout="20s", set_as_default=False)
