@@ -30,6 +30,9 @@ from .skeleton import skeleton_stable
 REMEDIES = {  # name -> (Extract-Errors settings, whole GRCI fits whose Shapley values are averaged)
     "paper": ({}, 1), "draws3": (dict(n_draws=3), 1), "draws5": (dict(n_draws=5), 1), "draws10": (dict(n_draws=10), 1),
     "mean_projection": (dict(projection="mean"), 1), "shap_mean3": ({}, 3), "shap_mean5": ({}, 5),
+    "fixed_ties": (dict(projection="mean", tie_seed=0), 1),       # (c) with one tie-break for every seed
+    "stable": (dict(VARIANTS["stable"]), 1),                      # GRCI(variant="stable"): (c) and 3 Shapley models averaged
+    "stable5": (dict(VARIANTS["stable"], shapley_fits=5), 1),     # the same with 5 Shapley models
 }
 
 def fit_remedy(
@@ -81,9 +84,10 @@ def simulated_seed(
     seed:int, # seed of the DAG, its rows and the fits
     remedies=("paper", "draws5"), # names of `REMEDIES`
     n_truth:int=50_000, # rows the ground-truth model is fitted on
+    pnl:bool=False, # the post-nonlinear generator instead of the HNM
 )->dict: # remedy -> {rbo: mean RBO over the patients with D = 1, seconds}
     "One DAG of the accuracy measurement: every remedy's RBO against the ground-truth Shapley values."
-    full = sample_dag(p, n_truth, seed=seed)
+    full = sample_dag(p, n_truth, seed=seed, pnl=pnl)
     sample = full.head(n)
     truth = ground_truth_shapley(full, n_truth=n_truth, n_eval=n, seed=seed)
     X = pd.DataFrame(sample.X, columns=[f"X{j}" for j in range(sample.X.shape[1])])
@@ -103,14 +107,15 @@ def measure(
     cache_dir=None, # folder of the per-seed JSON results (None: keep nothing)
     X=None, D=None, # the real data, for kind "pbc"
     p:int=10, n:int=1000, # the simulated setting, for kind "simulated"
+    pnl:bool=False, # simulated: the post-nonlinear generator instead of the HNM
 )->pd.DataFrame: # one row per (seed, remedy): seconds, and rbo (simulated) or the top root causes (pbc)
     "Run (or read back) a measurement, seed by seed."
     if kind not in ("pbc", "simulated"): raise ValueError(f"kind must be 'pbc' or 'simulated', got {kind!r}")
     rows = []
     for seed in range(seeds):
-        name = f"pbc_s{seed}.json" if kind == "pbc" else f"sim_p{p}_n{n}_s{seed}.json"
+        name = f"pbc_s{seed}.json" if kind == "pbc" else f"sim_{'pnl_' if pnl else ''}p{p}_n{n}_s{seed}.json"
         path = None if cache_dir is None else Path(cache_dir) / name
-        res = _cached(path, (lambda m: pbc_seed(X, D, seed, m)) if kind == "pbc" else (lambda m: simulated_seed(p, n, seed, m)), remedies)
+        res = _cached(path, (lambda m: pbc_seed(X, D, seed, m)) if kind == "pbc" else (lambda m: simulated_seed(p, n, seed, m, pnl=pnl)), remedies)
         rows += [dict(seed=seed, remedy=r, **res[r]) for r in remedies]
     return pd.DataFrame(rows)
 

@@ -6,8 +6,8 @@ Docs: https://grci-lit.github.io/grci_lit/grci.html.md"""
 
 # %% auto #0
 __all__ = ['MIN_ROWS', 'JITTER', 'VARIANTS', 'FIGURE1_NAMES', 'binary_target', 'validate_data', 'TiedValuesWarning',
-           'tied_columns', 'break_ties', 'mad_normalize', 'GRCI', 'plot_shapley_summary', 'figure1_dag',
-           'top1_agreement', 'SeedStability', 'fit_seeds', 'plot_figure1_patient']
+           'tied_columns', 'break_ties', 'mad_normalize', 'GRCI', 'AveragedShapleyModel', 'plot_shapley_summary',
+           'figure1_dag', 'top1_agreement', 'SeedStability', 'fit_seeds', 'plot_figure1_patient']
 
 # %% ../nbs/08_grci.ipynb #79388a60
 import inspect
@@ -176,9 +176,10 @@ def mad_normalize(
     return (X - center) / scale, center, scale
 
 # %% ../nbs/08_grci.ipynb #e6b4d2f6
-VARIANTS = {  # GRCI's variants: the settings of Extract-Errors each one uses (chapter beyond_the_paper)
+VARIANTS = {  # GRCI's variants: name -> settings (chapter beyond_the_paper); keys other than tie_seed and shapley_fits go to Extract-Errors
     "paper": dict(n_draws=1),   # the paper's Algorithm 3: one Dirichlet projection draw per fit
     "averaged": dict(n_draws=5),  # Find-Sink's scores and Partial-Out's errors averaged over 5 independent draws
+    "stable": dict(projection="mean", tie_seed=0, shapley_fits=3),  # no random step before the Shapley model, 3 Shapley models averaged
 }
 
 class GRCI:
@@ -192,7 +193,7 @@ class GRCI:
                  n_jobs:int=1, # parallel jobs for the skeleton and the cross-validation
                  verbose:bool=True, # show a progress bar over the steps
                  ties:str="jitter", # columns with > k tied values: "jitter" (warn, seeded jitter) or "error"
-                 variant="paper", # a name of `VARIANTS` ("paper", "averaged"), or a dict of Extract-Errors settings (n_draws, projection)
+                 variant="paper", # a name of `VARIANTS` ("paper", "averaged", "stable"), or a dict of settings (n_draws, projection, tie_seed, shapley_fits)
                 ):
         self.alpha, self.k, self.ci_test, self.reference = alpha, k, ci_test, reference
         self.seed, self.n_jobs, self.verbose, self.ties = seed, n_jobs, verbose, ties
@@ -241,15 +242,50 @@ def _check_settings(self:GRCI, n:int):
     resolve_reference(self.reference)
     _variant_settings(self.variant)
 
+_FIT_KEYS = ("tie_seed", "shapley_fits")   # variant settings `fit` reads itself; every other key goes to Extract-Errors
+
 def _variant_settings(variant)->dict:
-    "Extract-Errors settings of a variant: its entry in `VARIANTS`, or a dict of settings given directly (for experiments)."
+    "Settings of a variant (a copy): its entry in `VARIANTS`, or a dict of settings given directly (for experiments)."
     if isinstance(variant, dict):
-        unknown = sorted(set(variant) - {"n_draws", "projection"})
-        if unknown: raise ValueError(f"a variant given as a dict takes n_draws and projection, got {unknown}")
-        return dict(variant)
-    if not isinstance(variant, str) or variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {list(VARIANTS)} or a dict of Extract-Errors settings, got {variant!r}")
-    return VARIANTS[variant]
+        unknown = sorted(set(variant) - {"n_draws", "projection", *_FIT_KEYS})
+        if unknown: raise ValueError(f"a variant given as a dict takes n_draws, projection, tie_seed and shapley_fits, got {unknown}")
+        settings = dict(variant)
+    elif not isinstance(variant, str) or variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)} or a dict of settings, got {variant!r}")
+    else: settings = dict(VARIANTS[variant])
+    m = settings.get("shapley_fits", 1)
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+        raise ValueError(f"shapley_fits must be a positive integer, got {m!r}")
+    t = settings.get("tie_seed")
+    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer))):
+        raise ValueError(f"tie_seed must be None (the fit's seed) or an integer, got {t!r}")
+    return settings
+
+@dataclass(eq=False)
+class AveragedShapleyModel:
+    "Shapley models of D fitted on the same errors with different folds and seeds: output and Shapley values are their means."
+    models: list # the fitted `ShapleyModel`s
+
+    @property
+    def objective(self)->str: return self.models[0].objective
+    @property
+    def feature_names(self)->list: return self.models[0].feature_names
+
+    def margin(self, E)->np.ndarray:
+        "The mean of the models' outputs (log-odds)."
+        return np.mean([m.margin(E) for m in self.models], axis=0)
+
+    def shapley_values(self, E, return_base:bool=False):
+        "The mean of the models' TreeSHAP values: the Shapley values of the mean output (Shapley values are linear in the model)."
+        parts = [shapley_values(m, E, return_base=True) for m in self.models]
+        values = sum(v for v, _ in parts) / len(parts)
+        base = float(np.mean([b for _, b in parts]))
+        return (values, base) if return_base else values
+
+def _shapley(model, E, return_base:bool=False):
+    "`shapley_values` of a `ShapleyModel` or an `AveragedShapleyModel`."
+    if isinstance(model, AveragedShapleyModel): return model.shapley_values(E, return_base)
+    return shapley_values(model, E, return_base=return_base)
 
 def _given_skeleton(
     skeleton, # a `Skeleton`, or a p x p symmetric boolean adjacency (array, or DataFrame labelled with X's columns)
@@ -281,7 +317,10 @@ def _grci_fit(self:GRCI,
     _check_settings(self, len(X_df))
     given = None if skeleton is None else _given_skeleton(skeleton, X_df.columns)
     quirks = resolve_reference(self.reference)
+    settings = _variant_settings(self.variant)
+    tie_seed, shapley_fits = settings.pop("tie_seed", None), settings.pop("shapley_fits", 1)
     seed_ties, seed_skeleton, seed_extract, seed_shapley = np.random.default_rng(self.seed).spawn(4)
+    if tie_seed is not None: seed_ties = tie_seed                  # the same jitter at every seed: a function of the data
     timings = {}
     with tqdm(total=4, desc="GRCI", disable=not self.verbose, leave=False) as bar:
         t = time.perf_counter()
@@ -301,11 +340,15 @@ def _grci_fit(self:GRCI,
         self.errors_, self.order_, self.error_model_ = extract_errors(Z, self.adjacency_, seed=seed_extract, k=int(self.k),
                                                                       reference=quirks, return_model=True,
                                                                       progress=sink if self.verbose else None,
-                                                                      **_variant_settings(self.variant))
+                                                                      **settings)
+        margins = self.error_model_.margins
+        self.sink_margins_ = pd.Series([margins[i] for i in self.error_model_.order], index=self.order_, name="sink_margin")
         timings["extract"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
         bar.set_postfix_str("Shapley model")
-        self.model_ = fit_classifier(self.errors_, d, seed=seed_shapley, reference=quirks, n_jobs=self.n_jobs)
-        self.shap_, self.base_value_ = shapley_values(self.model_, self.errors_, return_base=True)
+        fit_model = lambda s: fit_classifier(self.errors_, d, seed=s, reference=quirks, n_jobs=self.n_jobs)
+        if shapley_fits == 1: self.model_ = fit_model(seed_shapley)   # the paper: one model
+        else: self.model_ = AveragedShapleyModel([fit_model(s) for s in seed_shapley.spawn(shapley_fits)])
+        self.shap_, self.base_value_ = _shapley(self.model_, self.errors_, return_base=True)
         timings["shapley"] = time.perf_counter() - t; bar.update()
     self.feature_names_in_, self.n_features_in_ = list(X_df.columns), X_df.shape[1]
     self.D_ = pd.Series(d, index=X_df.index, name=D.name if isinstance(D, pd.Series) and D.name is not None else "D")
@@ -353,7 +396,7 @@ def _grci_explain(self:GRCI,
            )->pd.DataFrame: # their Shapley values, fitted column order, X_new's index
     "Shapley values of new patients: fitted normalisation -> stored Partial-Out models -> the same Shapley model."
     E = self.transform(X_new)
-    return shapley_values(self.model_, E)
+    return _shapley(self.model_, E)
 
 @_attach("decision_function")
 def _grci_decision_function(self:GRCI,
@@ -580,15 +623,16 @@ def fit_seeds(
     X_df, d = validate_data(X, D, positive=positive)   # fail once, here, rather than in every fit
     if skeleton is not None: skeleton = _given_skeleton(skeleton, X_df.columns)   # checked once, here
     first = _fit_one(X_df, d, seeds[0], settings, skeleton)   # also checks the settings against the data
-    if skeleton is None and not first.tied_columns_:
-        skeleton = first.skeleton_        # no tie jitter: every seed normalises X alike, so one skeleton serves all
+    fixed_ties = _variant_settings(first.variant).get("tie_seed") is not None
+    if skeleton is None and (fixed_ties or not first.tied_columns_):
+        skeleton = first.skeleton_        # no jitter moving with the seed: every seed normalises X alike, so one skeleton serves all
     rest = seeds[1:]
     if n_jobs == 1:
         fits = [first] + [_fit_one(X_df, d, s, settings, skeleton) for s in tqdm(rest, desc="seeds", disable=not verbose, leave=False)]
     else:
         fits = [first] + Parallel(n_jobs=n_jobs)(delayed(_fit_one)(X_df, d, s, settings, skeleton) for s in rest)
     for f in fits: f.positive_ = 1 if positive is None else positive
-    if fits[0].tied_columns_:
+    if fits[0].tied_columns_ and not fixed_ties:
         warnings.warn(f"column(s) {fits[0].tied_columns_} have a value repeated more than k times; every fit "
                       "jittered them with its own seed", TiedValuesWarning, stacklevel=2)
     names, sick = fits[0].shap_.columns, d == 1
