@@ -193,7 +193,7 @@ class GRCI:
                  n_jobs:int=1, # parallel jobs for the skeleton and the cross-validation
                  verbose:bool=True, # show a progress bar over the steps
                  ties:str="jitter", # columns with > k tied values: "jitter" (warn, seeded jitter) or "error"
-                 variant="paper", # a name of `VARIANTS` ("paper", "averaged", "stable"), or a dict of settings (n_draws, projection, tie_seed, shapley_fits)
+                 variant="paper", # a name of `VARIANTS` ("paper", "averaged", "stable"), or a dict of settings (n_draws, projection, tie_seed, projection_seed, shapley_fits)
                 ):
         self.alpha, self.k, self.ci_test, self.reference = alpha, k, ci_test, reference
         self.seed, self.n_jobs, self.verbose, self.ties = seed, n_jobs, verbose, ties
@@ -242,13 +242,13 @@ def _check_settings(self:GRCI, n:int):
     resolve_reference(self.reference)
     _variant_settings(self.variant)
 
-_FIT_KEYS = ("tie_seed", "shapley_fits")   # variant settings `fit` reads itself; every other key goes to Extract-Errors
+_FIT_KEYS = ("tie_seed", "projection_seed", "shapley_fits")   # variant settings `fit` reads itself; every other key goes to Extract-Errors
 
 def _variant_settings(variant)->dict:
     "Settings of a variant (a copy): its entry in `VARIANTS`, or a dict of settings given directly (for experiments)."
     if isinstance(variant, dict):
         unknown = sorted(set(variant) - {"n_draws", "projection", *_FIT_KEYS})
-        if unknown: raise ValueError(f"a variant given as a dict takes n_draws, projection, tie_seed and shapley_fits, got {unknown}")
+        if unknown: raise ValueError(f"a variant given as a dict takes n_draws, projection, tie_seed, projection_seed and shapley_fits, got {unknown}")
         settings = dict(variant)
     elif not isinstance(variant, str) or variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)} or a dict of settings, got {variant!r}")
@@ -256,9 +256,10 @@ def _variant_settings(variant)->dict:
     m = settings.get("shapley_fits", 1)
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
         raise ValueError(f"shapley_fits must be a positive integer, got {m!r}")
-    t = settings.get("tie_seed")
-    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer))):
-        raise ValueError(f"tie_seed must be None (the fit's seed) or an integer, got {t!r}")
+    for key in ("tie_seed", "projection_seed"):
+        t = settings.get(key)
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer))):
+            raise ValueError(f"{key} must be None (the fit's seed) or an integer, got {t!r}")
     return settings
 
 @dataclass(eq=False)
@@ -318,9 +319,11 @@ def _grci_fit(self:GRCI,
     given = None if skeleton is None else _given_skeleton(skeleton, X_df.columns)
     quirks = resolve_reference(self.reference)
     settings = _variant_settings(self.variant)
-    tie_seed, shapley_fits = settings.pop("tie_seed", None), settings.pop("shapley_fits", 1)
+    tie_seed, projection_seed = settings.pop("tie_seed", None), settings.pop("projection_seed", None)
+    shapley_fits = settings.pop("shapley_fits", 1)
     seed_ties, seed_skeleton, seed_extract, seed_shapley = np.random.default_rng(self.seed).spawn(4)
-    if tie_seed is not None: seed_ties = tie_seed                  # the same jitter at every seed: a function of the data
+    if tie_seed is not None: seed_ties = tie_seed                  # the same jitter at every seed
+    if projection_seed is not None: seed_extract = projection_seed  # the same projection draw at every seed
     timings = {}
     with tqdm(total=4, desc="GRCI", disable=not self.verbose, leave=False) as bar:
         t = time.perf_counter()
