@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .extract import AveragedPartialOut, extract_errors, extract_steps, find_sink, sink_margin, sink_score, toy_hnm
-from .grci import GRCI, VARIANTS, TiedValuesWarning, _top_labels, break_ties, fit_seeds, mad_normalize, top1_agreement
+from .grci import DEFAULT_VARIANT, GRCI, VARIANTS, TiedValuesWarning, _top_labels, break_ties, fit_seeds, mad_normalize, top1_agreement
 from .metrics import ground_truth_shapley, shapley_rbo
 from .partial_out import dirichlet_weights
 from .shapley import fit_classifier, shapley_values
