@@ -6,7 +6,7 @@ Docs: https://grci-lit.github.io/grci_lit/beyond_the_paper.html.md"""
 
 # %% auto #0
 __all__ = ['REMEDIES', 'GRID', 'fit_remedy', 'pbc_seed', 'simulated_seed', 'measure', 'paired_summary', 'stability_summary',
-           'paired_grid', 'grid_json', 'plot_top_shares']
+           'paired_grid', 'grid_json', 'time_variants', 'plot_top_shares']
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000004
 import json
@@ -103,7 +103,7 @@ def simulated_seed(
 
 def measure(
     kind:str, # "pbc" (then pass X and D) or "simulated" (then pass p and n)
-    seeds:int=20, # seeds 0 .. seeds-1
+    seeds=20, # seeds 0 .. seeds-1, or a list of seeds
     remedies=("paper", "draws5"), # names of `REMEDIES`
     cache_dir=None, # folder of the per-seed JSON results (None: keep nothing)
     X=None, D=None, # the real data, for kind "pbc"
@@ -113,7 +113,7 @@ def measure(
     "Run (or read back) a measurement, seed by seed."
     if kind not in ("pbc", "simulated"): raise ValueError(f"kind must be 'pbc' or 'simulated', got {kind!r}")
     rows = []
-    for seed in range(seeds):
+    for seed in (range(seeds) if isinstance(seeds, (int, np.integer)) else seeds):
         name = f"pbc_s{seed}.json" if kind == "pbc" else f"sim_{'pnl_' if pnl else ''}p{p}_n{n}_s{seed}.json"
         path = None if cache_dir is None else Path(cache_dir) / name
         res = _cached(path, (lambda m: pbc_seed(X, D, seed, m)) if kind == "pbc" else (lambda m: simulated_seed(p, n, seed, m, pnl=pnl)), remedies)
@@ -170,17 +170,17 @@ def paired_grid(
     seeds:int=20, # DAGs per cell (seeds 0 .. seeds-1)
     remedies=("paper", "stable"), # names of `REMEDIES`; the first is the baseline
     cache_dir=None, # folder of the per-seed JSON results
-    stored_only:bool=False, # read the leading seeds already on disk, compute nothing
+    stored_only:bool=False, # read the seeds (of 0 .. seeds-1) whose results are all on disk, compute nothing
 )->pd.DataFrame: # one row per (generator, p, n, remedy): `paired_summary`'s columns
     "Paired RBO differences to the first remedy on several simulated cells."
     out = []
     for gen, p, n in cells:
         if gen not in ("hnm", "pnl"): raise ValueError(f"generator must be 'hnm' or 'pnl', got {gen!r}")
-        k = seeds
+        k = list(range(seeds))
         if stored_only:
             name = lambda s: f"sim_{'pnl_' if gen == 'pnl' else ''}p{p}_n{n}_s{s}.json"
-            k = next((s for s in range(seeds) if cache_dir is None or not _stored(cache_dir, name(s), remedies)), seeds)
-            if k < 2: continue
+            k = [s for s in k if cache_dir is not None and _stored(cache_dir, name(s), remedies)]
+            if len(k) < 2: continue
         res = measure("simulated", seeds=k, remedies=remedies, cache_dir=cache_dir, p=p, n=n, pnl=gen == "pnl")
         out.append(paired_summary(res, baseline=remedies[0]).reset_index().assign(generator=gen, p=p, n=n))
     if not out: return pd.DataFrame()
@@ -193,6 +193,25 @@ def grid_json(
     "Write a `paired_grid` table as JSON records (one per row)."
     Path(path).write_text(table.reset_index().to_json(orient="records", indent=1))
     return Path(path)
+
+
+# %% ../nbs/13_beyond_the_paper.ipynb #c0000006
+def time_variants(
+    X, # n x p data
+    D, # n binary diagnoses
+    variants=("paper", "stable"), # names of `VARIANTS`; the first is the baseline of the ratio
+    repeats:int=5, # fits per variant (seeds 0 .. repeats-1)
+)->pd.DataFrame: # per variant: median seconds of a whole fit, and its ratio to the first variant's
+    "Median seconds of a GRCI fit per variant, the fits interleaved."
+    if repeats < 1: raise ValueError(f"repeats must be >= 1, got {repeats}")
+    sec = {v: [] for v in variants}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiedValuesWarning)
+        for s in range(repeats):
+            for v in variants:
+                t = time.perf_counter(); GRCI(seed=s, variant=v, verbose=False).fit(X, D); sec[v].append(time.perf_counter() - t)
+    med = pd.Series({v: float(np.median(t)) for v, t in sec.items()})
+    return pd.DataFrame({"seconds": med, "ratio": med / med.iloc[0]}).rename_axis("variant")
 
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b000001c

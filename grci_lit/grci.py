@@ -182,7 +182,7 @@ VARIANTS = {  # GRCI's variants: name -> settings (chapter beyond_the_paper); ke
     "averaged": dict(n_draws=5),  # Find-Sink's scores and Partial-Out's errors averaged over 5 independent draws
     "stable": dict(projection="mean", tie_seed=0, shapley_fits=3),  # no random step before the Shapley model, 3 Shapley models averaged
 }
-DEFAULT_VARIANT = "paper"  # the variant of `GRCI()` (variant=None) when `reference` does not ask for the authors' R code
+DEFAULT_VARIANT = "stable"  # the variant of `GRCI()` (variant=None) when `reference` does not ask for the authors' R code
 
 class GRCI:
     "Generalized Root Causal Inference (Algorithm 2): per-patient Shapley values of the HNM error terms."
