@@ -1,4 +1,4 @@
-"""What changes when GRCI goes beyond the paper's algorithm: Find-Sink averaged over projection draws, a projection without a random step, Shapley values averaged over fits; why, and what each buys and costs, measured paired against the paper
+"""What changes when GRCI goes beyond the paper's algorithm: Find-Sink averaged over projection draws, a projection without a random step, Shapley values averaged over models and fits, and the default variant that puts them together; why, and what each buys and costs, measured paired against the paper
 
 Docs: https://grci-lit.github.io/grci_lit/beyond_the_paper.html.md"""
 
