@@ -212,7 +212,7 @@ def error_mse(
     ancestors, # variable indices of D's true ancestors: the columns the MSE averages over
     order=None, # variable index of each estimated column (None: aligned, k = q)
 )->float: # mean squared difference over the n rows and the ancestor columns
-    "The error-term MSE of Table 3(b), as `eval_L2_HNM`: both sides mean-|.|-normalised, no sign alignment."
+    "The error-term MSE of Table 1(b), as `eval_L2_HNM`: both sides mean-|.|-normalised, no sign alignment."
     T = _matrix(true_errors, "true_errors")
     n, q = T.shape
     anc = np.asarray(ancestors)

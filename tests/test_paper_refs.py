@@ -1,5 +1,5 @@
 """Every numbered reference to the paper in the course ("Eq. 4", "Equation (9)", "Figure 2", "Algorithm 3",
-"Theorem 1", "Lemma 2", "Definition 4", "Section 5.2.1", "Step 3 of Algorithm 2") names something the paper has.
+"Theorem 1", "Lemma 2", "Definition 4", "Section 5.2.1", "Table 1(a)", "Step 3 of Algorithm 2") names something the paper has.
 
 The paper's numbering is kept in tests/paper_refs.csv: kind, number, a few words on what it is, and for some entries a
 regular expression of words that must stand near every reference to it (within WINDOW characters, in the same cell),
@@ -15,13 +15,13 @@ WINDOW = 300
 KINDS = {"Eq.": "Equation", "Eqs.": "Equation", "Equation": "Equation", "Equations": "Equation",
          "Figure": "Figure", "Figures": "Figure", "Fig.": "Figure", "Algorithm": "Algorithm", "Algorithms": "Algorithm",
          "Theorem": "Theorem", "Theorems": "Theorem", "Lemma": "Lemma", "Lemmas": "Lemma",
-         "Definition": "Definition", "Section": "Section", "Sections": "Section"}
+         "Definition": "Definition", "Section": "Section", "Sections": "Section", "Table": "Table", "Tables": "Table"}
 NUM = r"\(?\d+(?:\.\d+)*\)?"
 REF = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True)) + r")(?![\w.])"
                  + rf"\s*({NUM}(?:(?:\s*(?:,|and|or|-|–)\s*){NUM})*)")
 STEP = re.compile(r"\b[Ss]teps? (\d+) of Algorithm (\d+)")
-OTHER_AUTHORS = r"KSG|Kraskov|Johnson|Kotz|Peters|Colombo|Maathuis|Spirtes|Lundberg|Shimizu|Mooij|Hoyer|Zhang|Kalisch"
-OTHER_BEFORE = re.compile(rf"(?:{OTHER_AUTHORS})[^.()\n]{{0,20}}$")
+OTHER_AUTHORS = r"Balakrishnan|KSG|Kraskov|Johnson|Kotz|Peters|Colombo|Maathuis|Spirtes|Lundberg|Shimizu|Mooij|Hoyer|Zhang|Kalisch"
+OTHER_BEFORE = re.compile(rf"(?:{OTHER_AUTHORS})[^.()\n]{{0,20}}\(?$")
 OTHER_AFTER = re.compile(rf"^\s*(?:\(\w\)\s*)?of (?:{OTHER_AUTHORS}|[A-Z][a-z]+ et al)")
 # numbered lines of Algorithms 1-4: Partial-Out 3; GRCI 3; Extract-Errors 3 set-up lines, then Find-Sink, remove, add,
 # Partial-Out, update U, remove edges in the loop; Find-Sink: return, loop, Partial-Out, score, argmin
@@ -63,7 +63,8 @@ def references(text):
     ("the error formula (paper, Eq. 5)", [("Equation", "5")]), ("Equation (9)'s inner sum", [("Equation", "9")]),
     ("paper, Algorithms 3 and 4", [("Algorithm", "3"), ("Algorithm", "4")]), ("Section 5.2.1 design", [("Section", "5.2.1")]),
     ("the paper's Figure 2.", [("Figure", "2")]), ("(KSG, Eq. 8)", []), ("KSG's Figure 4 is the reason", []),
-    ("Theorem 2 of Peters et al., 2011", []), ("plt.figure(1)", []), ("Sections 3.2 and 3.3", [("Section", "3.2"), ("Section", "3.3")]),
+    ("Theorem 2 of Peters et al., 2011", []), ("Kotz & Balakrishnan (Table 18.6)", []),
+    ("the paper's Table 1(a) and the supplement's Table 2", [("Table", "1"), ("Table", "2")]), ("plt.figure(1)", []), ("Sections 3.2 and 3.3", [("Section", "3.2"), ("Section", "3.3")]),
 ])
 def test_references_are_found_and_other_works_skipped(text, found):
     assert [(k, n) for _, _, k, n in references(text)] == found
@@ -74,6 +75,7 @@ def test_the_table_matches_the_paper_counts():
     count = lambda kind: sum(k == kind for k, _ in table)
     assert (count("Equation"), count("Figure"), count("Algorithm"), count("Theorem"), count("Lemma"), count("Definition")) \
         == (10, 8, 4, 4, 2, 4)
+    assert {n for k, n in table if k == "Table"} == {"1", "2"}
     assert {n for k, n in table if k == "Section" and "." not in n} == {"1", "2", "3", "4", "5", "6"}
 
 
@@ -96,6 +98,8 @@ def problems(text, table, where=""):
     ("the error is recovered exactly (paper, Eq. 5): $E_i = (X_i - m_i)/\\sigma_i$", True),
     ("estimates $f$ with XGBoost (Step 3 of Algorithm 4)", False), ("the GRCI step (Step 3 of Algorithm 2)", True),
     ("as the paper's Section 7 says", False), ("Lemma 3", False),
+    ("the paper's Table 3(a): GRCI's mean RBO", False), ("the paper's Table 1(a): GRCI's mean RBO", True),
+    ("the supplement's Table 2 (PNL)", True), ("the paper's Table 2: mean RBO under HNM", False),
 ])
 def test_wrong_references_are_caught(text, ok):
     assert (not list(problems(text, paper_table()))) == ok

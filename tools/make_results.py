@@ -105,9 +105,9 @@ STAGES = {
     "synth50": ("synthetic HNM grid, p = 50, 20 reps per n", synth_stage(50, 20)),
     "synth30_40": ("synthetic HNM grid, p = 30, extended to 40 reps per n", synth_stage(30, 40)),
     "synth50_40": ("synthetic HNM grid, p = 50, extended to 40 reps per n", synth_stage(50, 40)),
-    "pnl10": ("synthetic PNL grid (Table 4), p = 10, 20 reps per n", synth_stage(10, 20, pnl=True)),
-    "pnl30": ("synthetic PNL grid (Table 4), p = 30, 20 reps per n", synth_stage(30, 20, pnl=True)),
-    "pnl50": ("synthetic PNL grid (Table 4), p = 50, 20 reps per n", synth_stage(50, 20, pnl=True)),
+    "pnl10": ("synthetic PNL grid (Table 2), p = 10, 20 reps per n", synth_stage(10, 20, pnl=True)),
+    "pnl30": ("synthetic PNL grid (Table 2), p = 30, 20 reps per n", synth_stage(30, 20, pnl=True)),
+    "pnl50": ("synthetic PNL grid (Table 2), p = 50, 20 reps per n", synth_stage(50, 20, pnl=True)),
 }
 
 

@@ -94,7 +94,7 @@ def _grid_parsers(
     bs, # the subparsers of `build_parser`
 ):
     "`synth` and `real`, their methods from the registry `METHODS`."
-    y = bs.add_parser("synth", help="root causes on the synthetic grid: RBO, MSE, seconds (Tables 3, 4); resumable",
+    y = bs.add_parser("synth", help="root causes on the synthetic grid: RBO, MSE, seconds (Tables 1, 2); resumable",
                       description="Section 5.2.1: sample_dag(p, 50000, seed) per data set, the methods on its first n "
                       "rows, Equation (9)'s RBO, the error MSE and seconds per method. One JSON result per (data set, "
                       "method) in --out; a rerun skips what is there.")
@@ -102,7 +102,7 @@ def _grid_parsers(
     y.add_argument("--n", type=int, nargs="+", default=[500, 1000, 2000], help="rows (default 500 1000 2000)")
     y.add_argument("--reps", type=int, default=200, help="data sets per cell (default 200)")
     y.add_argument("--n-truth", type=int, default=50_000, help="rows the truth is fitted on (default 50000)")
-    y.add_argument("--pnl", action="store_true", help="post-nonlinear DAGs (Table 4) instead of HNM")
+    y.add_argument("--pnl", action="store_true", help="post-nonlinear DAGs (Table 2) instead of HNM")
     y.add_argument("--start", type=int, default=0, help="first seed (default 0)")
     r = bs.add_parser("real", help="root causes on PBC and Pima bootstraps (modified RBO); resumable",
                       description="Section 5.2.2: bootstraps of PBC and Pima, the modified RBO against the paper's "

@@ -187,7 +187,7 @@ def _errors_labels()->list: return [METHODS[m].label for m in METHODS if METHODS
 def write_synth(
     cache, # the runner's result folder
     out, # folder of the CSV tables and PNG figures
-    pnl:bool=False, # the PNL grid (Table 4) instead of HNM (Table 3)
+    pnl:bool=False, # the PNL grid (Table 2) instead of HNM (Table 1)
 )->dict: # name -> table (empty when nothing is cached)
     "The synthetic grid: RBO per cell beside the paper, paired differences, MSE (and seconds for HNM)."
     syn = load_cached(cache, "synth", pnl)

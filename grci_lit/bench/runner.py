@@ -72,7 +72,7 @@ def synth_jobs(
     reps:int=200, # data sets per cell (seeds start .. start + reps - 1)
     methods=METHODS, # method names of `baselines.METHODS`
     n_truth:int=50_000, # rows of the big draw (the truth's training set)
-    pnl:bool=False, # post-nonlinear DAGs (the supplement's Table 4) instead of HNM
+    pnl:bool=False, # post-nonlinear DAGs (the supplement's Table 2) instead of HNM
     start:int=0, # first seed
     reference=False, # False (paper), True or quirk names, passed to the methods and the truth
     variant:str="paper", # GRCI's variant (a name of `grci.VARIANTS`); the methods that do not use GRCI are dropped for others
@@ -271,14 +271,14 @@ def bench_synth(
     backend:str="joblib", # "joblib" or "dask"
     scheduler=None, # dask scheduler address or Client
     n_truth:int=50_000, # rows of the truth's training draw
-    pnl:bool=False, # PNL DAGs (Table 4) instead of HNM (Table 3)
+    pnl:bool=False, # PNL DAGs (Table 2) instead of HNM (Table 1)
     start:int=0, # first seed
     reference=False, # False (paper), True or quirk names
     progress:bool=True, # tqdm bar
     verbose:bool=True, # print the tables beside the paper's
     variants=("paper",), # GRCI's variants (names of `grci.VARIANTS`): each other than "paper" adds a GRCI column
 )->pd.DataFrame: # all results, one row per (data set, method)
-    "The synthetic root-cause grid (Tables 3 and 4): run what is not on disk, print mean RBO, MSE, seconds."
+    "The synthetic root-cause grid (Tables 1 and 2): run what is not on disk, print mean RBO, MSE, seconds."
     variants = [variants] if isinstance(variants, str) else list(variants)
     jobs = [j for v in variants for j in synth_jobs(ps, ns, reps, methods, n_truth, pnl, start, reference, variant=v)]
     res = run_experiment(jobs, out, n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress)
