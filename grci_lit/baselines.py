@@ -26,7 +26,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import expit
 
 from .extract import Direction, extract_errors
-from .hnm import mad_scale, resolve_reference, zscore
+from .hnm import check_labels, check_matrix, mad_scale, resolve_reference, zscore
 from .partial_out import partial_out, spline_fit
 from .shapley import fit_classifier, shapley_values
 from .skeleton import skeleton_stable
@@ -38,29 +38,10 @@ def _check_data(
     min_rows:int=10, # fewest rows accepted
 )->tuple: # (float array n x p, int array n or None)
     "`X` as a finite float matrix and `D` as a 0/1 vector with both classes; `ValueError` naming the problem."
-    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
-    try: A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as e: raise ValueError(f"X must be numeric: {e}") from None
-    if A.ndim != 2: raise ValueError(f"X must be a 2-D n x p array, got shape {A.shape}")
-    n, p = A.shape
-    if p < 1: raise ValueError("X has no columns")
-    if n < min_rows: raise ValueError(f"X needs at least {min_rows} rows, got {n}")
-    bad = ~np.isfinite(A).all(axis=0)
-    if bad.any():
-        cols = [names[j] if names else int(j) for j in np.flatnonzero(bad)]
-        raise ValueError(f"X has NaN or infinite values in column(s) {cols}")
-    const = np.ptp(A, axis=0) == 0
-    if const.any():
-        cols = [names[j] if names else int(j) for j in np.flatnonzero(const)]
-        raise ValueError(f"X has constant column(s) {cols}")
+    A, _ = check_matrix(X, "X", min_rows=min_rows, constant=True)
+    n = len(A)
     if D is None: return A, None
-    try: d = np.asarray(D, dtype=float)
-    except (TypeError, ValueError): raise ValueError("D must be binary (0/1 or bool)") from None
-    if d.ndim != 1 or len(d) != n: raise ValueError(f"D must be 1-D with one value per row of X ({n}), got shape {d.shape}")
-    if not np.isin(d, (0.0, 1.0)).all():
-        raise ValueError(f"D must be binary (0/1 or bool); found values {np.unique(d[~np.isin(d, (0.0, 1.0))])[:5].tolist()}")
-    if d.min() == d.max(): raise ValueError(f"D must contain both classes; all values are {int(d[0])}")
-    return A, d.astype(int)
+    return A, check_labels(D, n, "X").astype(int)
 
 def _check_labels(
     D, # n binary diagnoses
@@ -379,6 +360,7 @@ def orient_by_order(
     G[q - 1, :] = False
     return G
 
+# %% ../nbs/12_baselines.ipynb #bfc8c22e
 def ancestors(
     dag, # q x q bool DAG, dag[i, j] meaning i -> j
     node:int, # the node whose ancestors we want
@@ -391,6 +373,7 @@ def ancestors(
         frontier = G[:, frontier].any(axis=1) & ~found
     return np.flatnonzero(found)
 
+# %% ../nbs/12_baselines.ipynb #67ee6ff7
 @dataclass(eq=False)
 class DAGOrder:
     "The graph that CO and MS use: GRCI's order and errors, and the DAG over [X, D] (the R code's `learn_DAG_order`)."
@@ -509,6 +492,7 @@ def misalign_errors(
     K = np.asarray(order, dtype=int)
     return E[:, K][:, K[::-1]]
 
+# %% ../nbs/12_baselines.ipynb #16fc298e
 def _topological(G):
     "A topological order of the DAG G (Kahn's algorithm, smallest index first)."
     indeg, order = G.sum(axis=0).astype(int), []
@@ -521,6 +505,7 @@ def _topological(G):
     if len(order) != G.shape[0]: raise ValueError("dag has a directed cycle")
     return order
 
+# %% ../nbs/12_baselines.ipynb #df799a82
 def model_substitution(
     X, # n x p data (the MAD-normalised `DAGOrder.data` in the paper's pipeline)
     D, # n binary diagnoses

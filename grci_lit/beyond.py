@@ -20,7 +20,7 @@ import pandas as pd
 
 from .extract import AveragedPartialOut, extract_errors, extract_steps, find_sink, sink_margin, sink_score, toy_hnm
 from .grci import DEFAULT_VARIANT, GRCI, VARIANTS, TiedValuesWarning, _top_labels, break_ties, fit_seeds, mad_normalize, top1_agreement
-from .metrics import ground_truth_shapley, shapley_rbo
+from .metrics import ground_truth_shapley, rbo_shapley
 from .partial_out import dirichlet_weights
 from .shapley import fit_classifier, shapley_values
 from .simulate import sample_dag
@@ -98,7 +98,7 @@ def simulated_seed(
     out = {}
     for r in remedies:
         shap, _, seconds = fit_remedy(X, sample.D, r, seed, skeleton=skeleton)
-        out[r] = dict(rbo=shapley_rbo(truth, shap.to_numpy(), patients=sample.D == 1), seconds=seconds + skeleton_s)
+        out[r] = dict(rbo=rbo_shapley(truth, shap.to_numpy(), patients=sample.D == 1), seconds=seconds + skeleton_s)
     return out
 
 def measure(

@@ -13,6 +13,7 @@ __all__ = ['RESIDUALIZERS', 'CI_TESTS', 'TOY_STRUCTURES', 'weighted_chi2_cumulan
 
 # %% ../nbs/05_ci_tests.ipynb #c3c6e272
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import matplotlib.pyplot as plt
@@ -23,7 +24,7 @@ from scipy.special import gammaincc, ndtr
 try: from numpy.linalg._umath_linalg import det as _det_gufunc     # np.linalg.det without its Python-side checks
 except ImportError: _det_gufunc = None
 
-from .hnm import zscore
+from .hnm import check_matrix, zscore
 
 # %% ../nbs/05_ci_tests.ipynb #0aff7fb9
 def _check_weights(weights):
@@ -63,6 +64,7 @@ def hbe_sf(
     x = np.sqrt(2 * nu / k2) * (np.asarray(q, dtype=float) - k1) + nu
     return gammaincc(nu / 2, np.maximum(x, 0) / 2)
 
+# %% ../nbs/05_ci_tests.ipynb #0ebb2d05
 _HANKEL = {N: np.add.outer(np.arange(N + 1), np.arange(N + 1)) for N in range(1, 9)}
 _STEPS = {N: np.arange(2 * N, dtype=float) for N in range(1, 9)}
 
@@ -103,6 +105,7 @@ def lpb4_sf(
         raise FloatingPointError("LPB: non-positive support point or invalid mixing weights")
     return np.sum(pi * gammaincc(1 / lam, np.maximum(q, 0)[..., None] / (mu * lam)), axis=-1)
 
+# %% ../nbs/05_ci_tests.ipynb #d31b8045
 def weighted_chi2_sf(
     weights, # positive weights lambda_k
     q:float, # the observed statistic
@@ -190,6 +193,54 @@ def _suffix_at(a_sorted, pos):
     cs = np.cumsum(a_sorted, axis=1)
     return cs[:, -1:] - cs[:, pos] if a_sorted.ndim == 2 else cs[:, -1:, :] - cs[:, pos, :]
 
+# %% ../nbs/05_ci_tests.ipynb #a75ad286
+def _mars_sums(z, Y, P, order):
+    "Running sums of the knot search: sort order, sorted values, knot values, c'c, var(c), var(x), centred Y, R'c, R'x, ||Q'c||^2, u'c, ||u||^2."
+    n = z.shape[0]
+    O = np.argsort(z.T, axis=1, kind="stable") if order is None else order.T   # (d, n) sort order of each variable
+    xs = np.take_along_axis(z.T, O, axis=1)                          # (d, n) sorted values
+    t = xs[:, P]                                                     # (d, K) knot values
+    cnt = (n - 1 - P).astype(float)                                  # cases above each knot
+    xs2 = xs**2
+    Sx, Sx2 = _suffix_at(xs, P), _suffix_at(xs2, P)
+    cc = Sx2 - 2 * t * Sx + t**2 * cnt                               # c'c for c = (x - t)_+
+    csum = Sx - t * cnt                                              # 1'c
+    cvar = cc - csum**2 / n                                          # variation of c
+    xsum = xs.sum(1); xvar = xs2.sum(1) - xsum**2 / n
+    Yc = Y - Y.mean(0)
+    Rs = np.ascontiguousarray(Yc.T)[:, O]                            # (r, d, n): running sums along the last axis
+    Rc = _suffix_at2(xs * Rs, P) - t * _suffix_at2(Rs, P)             # R'c, (r, d, K): sums over r add whole (d, K) planes
+    Rx = np.einsum("dn,rdn->dr", xs, Rs)                             # R'x, (d, r)
+    nQc2 = csum**2 / n                                               # ||Q'c||^2, Q = intercept only
+    uc = (Sx2 - t * Sx) - xsum[:, None] * csum / n                   # u'c, u = x orthogonalized against Q
+    nu = xvar.copy()                                                 # ||u||^2
+    return O, xs, t, cc, cvar, xvar, Yc, Rc, Rx, nQc2, uc, nu
+
+# %% ../nbs/05_ci_tests.ipynb #0f898a5b
+def _mars_best_term(cc, cvar, xvar, Rc, Rx, nQc2, uc, nu, rss, prev_gain, slots):
+    "The forward step's best new term: (RSS gain, variable j, knot index k or -1 for the linear term, x_j already in?)."
+    K = cc.shape[1]
+    lin_in = nu <= 1e-8 * np.maximum(xvar, 1e-300)               # x_j already in the model
+    tol = np.where(np.where(lin_in, slots, slots + 1) < 15, 0.01, 1e-5)[:, None]   # earth's Tol(iNewCol)
+    nu_s = np.where(lin_in, 1.0, nu)
+    a = np.where(lin_in[:, None], 0.0, uc / nu_s[:, None])
+    cperp = cc - nQc2 - a * uc                                   # ||c_perp||^2
+    Rperp = Rc - a * Rx.T[:, :, None]                            # R'c_perp, (r, d, K)
+    lin_gain = np.where(lin_in, 0.0, np.sum(Rx**2, 1) / nu_s)
+    ok = (cvar > 0) & (cperp > tol * cvar)
+    gain = np.where(ok, np.sum(Rperp**2, 0) / np.where(ok, cperp, 1.0), -np.inf) + lin_gain[:, None]
+    gain[gain >= min(1.01 * rss, 10 * prev_gain)] = -np.inf      # earth's MaxLegalRssDelta
+    best_gain, j, k = -np.inf, -1, -1
+    if K:
+        g = gain[:, ::-1]                                        # earth scans knots from the top down
+        jj, kk = np.unravel_index(np.argmax(g), g.shape)
+        best_gain, j, k = gain[jj, K - 1 - kk], int(jj), int(K - 1 - kk)
+    lin_ok = (~lin_in) & (xvar > 0)
+    if lin_ok.any():                                             # the linear term alone, if no knot beats it
+        jl = int(np.argmax(np.where(lin_ok, lin_gain, -np.inf)))
+        if lin_gain[jl] > 0 and lin_gain[jl] >= best_gain * (1 - 1e-9): best_gain, j, k = lin_gain[jl], jl, -1
+    return best_gain, j, k, lin_in
+
 # %% ../nbs/05_ci_tests.ipynb #8ba8c434
 def mars_forward(
     z:np.ndarray, # (n, d) predictors
@@ -206,23 +257,8 @@ def mars_forward(
     ms, es = earth_spans(n, d)
     ms = ms if minspan <= 0 else int(minspan); es = es if endspan <= 0 else int(endspan)
     P = knot_positions(n, ms, es); K = P.size
-    O = np.argsort(z.T, axis=1, kind="stable") if order is None else order.T   # (d, n) sort order of each variable
-    xs = np.take_along_axis(z.T, O, axis=1)                          # (d, n) sorted values
-    t = xs[:, P]                                                     # (d, K) knot values
-    cnt = (n - 1 - P).astype(float)                                  # cases above each knot
-    xs2 = xs**2
-    Sx, Sx2 = _suffix_at(xs, P), _suffix_at(xs2, P)
-    cc = Sx2 - 2 * t * Sx + t**2 * cnt                               # c'c for c = (x - t)_+
-    csum = Sx - t * cnt                                              # 1'c
-    cvar = cc - csum**2 / n                                          # variation of c
-    xsum = xs.sum(1); xvar = xs2.sum(1) - xsum**2 / n
-    Yc = Y - Y.mean(0); tss = rss = float(np.sum(Yc**2))            # residuals R = Yc - QQ'Yc are never formed
-    Rs = np.ascontiguousarray(Yc.T)[:, O]                            # (r, d, n): running sums along the last axis
-    Rc = _suffix_at2(xs * Rs, P) - t * _suffix_at2(Rs, P)             # R'c, (r, d, K): sums over r add whole (d, K) planes
-    Rx = np.einsum("dn,rdn->dr", xs, Rs)                             # R'x, (d, r)
-    nQc2 = csum**2 / n                                               # ||Q'c||^2, Q = intercept only
-    uc = (Sx2 - t * Sx) - xsum[:, None] * csum / n                   # u'c, u = x orthogonalized against Q
-    nu = xvar.copy()                                                 # ||u||^2
+    O, xs, t, cc, cvar, xvar, Yc, Rc, Rx, nQc2, uc, nu = _mars_sums(z, Y, P, order)
+    tss = rss = float(np.sum(Yc**2))                                 # residuals R = Yc - QQ'Yc are never formed
     Q = np.empty((n, nk)); Q[:, 0] = 1 / np.sqrt(n); m = 1
     XQ = np.empty((2, d, n))                                         # scratch for add_column's running sums
     gcv_null = tss / (n * (1 - 1 / n) ** 2)
@@ -248,25 +284,7 @@ def mars_forward(
 
     rsq_old, prev_gain, slots = 0.0, tss, 1                          # slots: earth's nTerms, 2 per step
     while nk >= 3:
-        lin_in = nu <= 1e-8 * np.maximum(xvar, 1e-300)               # x_j already in the model
-        tol = np.where(np.where(lin_in, slots, slots + 1) < 15, 0.01, 1e-5)[:, None]   # earth's Tol(iNewCol)
-        nu_s = np.where(lin_in, 1.0, nu)
-        a = np.where(lin_in[:, None], 0.0, uc / nu_s[:, None])
-        cperp = cc - nQc2 - a * uc                                   # ||c_perp||^2
-        Rperp = Rc - a * Rx.T[:, :, None]                            # R'c_perp, (r, d, K)
-        lin_gain = np.where(lin_in, 0.0, np.sum(Rx**2, 1) / nu_s)
-        ok = (cvar > 0) & (cperp > tol * cvar)
-        gain = np.where(ok, np.sum(Rperp**2, 0) / np.where(ok, cperp, 1.0), -np.inf) + lin_gain[:, None]
-        gain[gain >= min(1.01 * rss, 10 * prev_gain)] = -np.inf      # earth's MaxLegalRssDelta
-        best_gain, j, k = -np.inf, -1, -1
-        if K:
-            g = gain[:, ::-1]                                        # earth scans knots from the top down
-            jj, kk = np.unravel_index(np.argmax(g), g.shape)
-            best_gain, j, k = gain[jj, K - 1 - kk], int(jj), int(K - 1 - kk)
-        lin_ok = (~lin_in) & (xvar > 0)
-        if lin_ok.any():                                             # the linear term alone, if no knot beats it
-            jl = int(np.argmax(np.where(lin_ok, lin_gain, -np.inf)))
-            if lin_gain[jl] > 0 and lin_gain[jl] >= best_gain * (1 - 1e-9): best_gain, j, k = lin_gain[jl], jl, -1
+        best_gain, j, k, lin_in = _mars_best_term(cc, cvar, xvar, Rc, Rx, nQc2, uc, nu, rss, prev_gain, slots)
         if not np.isfinite(best_gain) or best_gain <= 0: break        # no term reduces the RSS
         rsq = 1 - (rss - best_gain) / tss
         n_used = len(terms) + (1 if k < 0 or lin_in[j] else 2)
@@ -515,41 +533,58 @@ def toy_triple(
 
 # %% ../nbs/05_ci_tests.ipynb #2286174b
 class ResidualCache:
-    "Memoized residual features of each column of `X` given conditioning sets, for many CI tests on one data set."
+    "Residual features of each column of `X` given conditioning sets, in a memory-bounded LRU cache, for many CI tests on one data set."
     def __init__(self,
                  X, # (n, p) data matrix
                  residualizer:str="mars", # "mars" or "spline"
                  approximation:str="lpb4", # p-value method: "lpb4" (HBE fallback) or "hbe"
-                 max_entries:int=1024): # residual matrices kept; the cache is emptied when full
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2: raise ValueError(f"X must be a 2-D matrix; got shape {X.shape}")
-        if not np.all(np.isfinite(X)): raise ValueError("X contains NaN or infinite values")
+                 cache_mb:float=256.0): # memory bound of the residual cache, and separately of the conditioning-set cache, in MB
         if residualizer not in RESIDUALIZERS: raise ValueError(f"residualizer must be one of {RESIDUALIZERS}; got {residualizer!r}")
-        self.X, self.residualizer, self.approximation, self.max_entries = X, residualizer, approximation, max_entries
-        self.features = [None] * X.shape[1]; self._res, self._order = {}, {}; self.n_fits = 0
+        self.X, _ = check_matrix(X, "X")
+        self.residualizer, self.approximation, self.cache_mb = residualizer, approximation, float(cache_mb)
+        self._reset()
+    def _reset(self):
+        self.features, self.cache, self.hits, self.misses, self.n_fits = {}, OrderedDict(), 0, 0, 0
+        self.max_items = int(self.cache_mb * 2**20 // (self.X.shape[0] * 5 * 8))
+        self.sets, self.set_bytes, self.max_set_bytes = OrderedDict(), 0, int(self.cache_mb * 2**20)
+    def __getstate__(self): return {k: self.__dict__[k] for k in ("X", "residualizer", "approximation", "cache_mb")}  # ship no cache
+    def __setstate__(self, state): self.__dict__.update(state); self._reset()
+
+    def conditioning(self, S:tuple):
+        "Z-scored columns `S` and their sort order (MARS) or spline basis (LRU-cached: shared by every column residualized on `S`)."
+        hit = self.sets.get(S)
+        if hit is not None: self.sets.move_to_end(S); return hit[:2]
+        zs = zscore(self.X[:, list(S)], name="z")                          # exactly what `residualize` does
+        aux = np.argsort(zs.T, axis=1, kind="stable").T if self.residualizer == "mars" else spline_basis(zs)
+        size = zs.nbytes + aux.nbytes
+        if size <= self.max_set_bytes:
+            self.sets[S] = (zs, aux, size); self.set_bytes += size
+            while self.set_bytes > self.max_set_bytes: self.set_bytes -= self.sets.popitem(last=False)[1][2]
+        return zs, aux
 
     def residuals(self, i:int, S=()) -> np.ndarray:
-        "Residuals (n, 5) of the features of column `i` given the columns `S`."
-        S = tuple(sorted(int(s) for s in S))
-        if i in S: raise ValueError(f"column {i} is in its own conditioning set {S}")
-        key = (int(i), S)
-        if key not in self._res:
-            if self.features[i] is None: self.features[i] = feature_map(self.X[:, i])
-            if not S: r = self.features[i]
-            else:
-                if len(self._res) >= self.max_entries: self._res.clear(); self._order.clear()
-                if S not in self._order:
-                    zs = zscore(self.X[:, list(S)], name="z"); self._order[S] = (zs, np.argsort(zs.T, axis=1, kind="stable").T)
-                zs, order = self._order[S]
-                r = (mars_fit(zs, self.features[i], order=order).residuals if self.residualizer == "mars"
-                     else spline_residuals(zs, self.features[i]))
-                self.n_fits += 1
-            self._res[key] = r
-        return self._res[key]
+        "Residuals (n, 5) of the features of column `i` given the columns `S` (cached)."
+        key = (int(i), tuple(sorted(int(s) for s in S)))
+        if key[0] in key[1]: raise ValueError(f"column {i} is in its own conditioning set {key[1]}")
+        r = self.cache.get(key)
+        if r is not None: self.cache.move_to_end(key); self.hits += 1; return r
+        self.misses += 1
+        F = self.features.get(key[0])
+        if F is None: F = self.features[key[0]] = feature_map(self.X[:, key[0]])
+        if not key[1]: r = F                                            # nothing to condition on
+        else:
+            zs, aux = self.conditioning(key[1])
+            r = mars_fit(zs, F, order=aux).residuals if self.residualizer == "mars" else F - aux @ (aux.T @ F)   # as spline_residuals
+            self.n_fits += 1
+        if self.max_items > 0:
+            self.cache[key] = r
+            if len(self.cache) > self.max_items: self.cache.popitem(last=False)
+        return r
 
     def p_value(self, i:int, j:int, S=()) -> float:
         "p-value of the test of column `i` independent of column `j` given the columns `S`."
         return residual_p_value(self.residuals(i, S), self.residuals(j, S), self.approximation).p_value
+    __call__ = p_value   # an index-based test (i, j, S) -> p, as `skeleton_stable` calls it
 
 # %% ../nbs/05_ci_tests.ipynb #a554a345
 def plot_ci_residuals(

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from .hnm import resolve_reference, zscore
+from .hnm import check_matrix, resolve_reference, zscore
 from .mutual_info import mutual_information_score
 from .partial_out import dirichlet_weights, partial_out
 
@@ -27,14 +27,7 @@ def _as_data(X):
     "X as a float array, plus its columns and index if it is a DataFrame."
     cols = idx = None
     if isinstance(X, pd.DataFrame): cols, idx = X.columns, X.index
-    try: A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as e: raise ValueError(f"X must be numeric: {e}") from None
-    if A.ndim != 2: raise ValueError(f"X must be a 2-D n x p array, got shape {A.shape}")
-    bad = ~np.isfinite(A).all(axis=0)
-    if bad.any():
-        names = [cols[b] if cols is not None else int(b) for b in np.flatnonzero(bad)]
-        raise ValueError(f"X has NaN or infinite values in column(s) {names}")
-    return A, cols, idx
+    return check_matrix(X, "X")[0], cols, idx
 
 def _check_skeleton(skeleton, p, cols=None):
     "The skeleton as a p x p symmetric bool array without self-loops (a copy); errors name X's columns when `cols` is given."
@@ -237,7 +230,7 @@ TOY_HNM_EDGES = ((0, 2), (1, 2), (2, 3))  # the toy's DAG: X0 -> X2 <- X1, X2 ->
 def toy_hnm(
     n:int=1000, # number of rows
     seed=None, # None, int or np.random.Generator
-    normalise:bool=True, # centre each column and divide by its mean absolute deviation, as GRCI does
+    normalize:bool=True, # centre each column and divide by its mean absolute deviation, as GRCI does
 )->tuple: # (X n x 4, E true errors n x 4, skeleton 4 x 4 bool)
     "A 4-variable HNM (collider then chain) with uniform errors, its true errors and skeleton."
     rng = np.random.default_rng(seed)
@@ -248,7 +241,7 @@ def toy_hnm(
     X[:, 3] = X[:, 2] / 2 + E[:, 3] * (expit(X[:, 2]) + 0.5)
     S = np.zeros((4, 4), dtype=bool)
     for a, b in TOY_HNM_EDGES: S[a, b] = S[b, a] = True
-    if normalise:
+    if normalize:
         X = X - X.mean(0)
         X = X / np.abs(X).mean(0)
     return X, E, S

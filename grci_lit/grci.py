@@ -25,7 +25,7 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from .extract import _check_skeleton, extract_errors
-from .hnm import resolve_reference
+from .hnm import _attach, check_labels, check_matrix, resolve_reference
 from .shapley import fit_classifier, plot_patient_shapley, rank_root_causes, shapley_values
 from .simulate import DAGModel
 from .skeleton import Skeleton, skeleton_stable
@@ -40,25 +40,11 @@ def _as_frame(
     if isinstance(X, pd.DataFrame): df = X
     else:
         A = np.asarray(X)
-        if A.ndim != 2: raise ValueError(f"X must be a 2-D n x p table, got shape {A.shape}")
+        if A.ndim != 2: raise ValueError(f"X must be 2-D (n rows x p columns), got shape {A.shape}")
         df = pd.DataFrame(A, columns=[f"X{j}" for j in range(A.shape[1])])
-    if df.shape[1] == 0: raise ValueError(f"X has no columns (shape {df.shape})")
     dup = df.columns[df.columns.duplicated()].unique().tolist()
     if dup: raise ValueError(f"X has duplicate column names: {dup}")
     return df
-
-def _numeric(
-    df:pd.DataFrame, # the table
-)->pd.DataFrame: # a float copy with the same index and columns
-    "Every column as float; non-numeric columns are named in the error."
-    out, bad = {}, []
-    for c in df.columns:
-        s = df[c]
-        if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s): out[c] = s.astype(float); continue
-        try: out[c] = pd.to_numeric(s.astype(object), errors="raise").astype(float)
-        except (TypeError, ValueError): bad.append(c)
-    if bad: raise ValueError(f"X has non-numeric column(s) {bad}: GRCI needs numbers (encode categories first)")
-    return pd.DataFrame(out, index=df.index, columns=df.columns)
 
 # %% ../nbs/08_grci.ipynb #dfce8a4f
 def _option(option:str, value)->str:
@@ -101,18 +87,9 @@ def validate_data(
     option:str="positive", # how messages name `positive` (the command line says "--positive")
 )->tuple: # (X as a float DataFrame with X's index, D as an int array or None)
     "Check GRCI's input and return it in canonical form; a `ValueError` names the column or shape at fault."
-    df = _numeric(_as_frame(X))
-    n = df.shape[0]
-    if n < min_rows: raise ValueError(f"X has {n} rows; GRCI needs at least {min_rows}")
-    A = df.to_numpy()
-    finite = np.isfinite(A)
-    if not finite.all():
-        bad = {str(c): int((~finite[:, j]).sum()) for j, c in enumerate(df.columns) if not finite[:, j].all()}
-        raise ValueError(f"X has NaN or infinite values in column(s) {list(bad)} (counts {list(bad.values())}); "
-                         "drop or impute those rows first")
-    if check_constant:
-        const = [c for j, c in enumerate(df.columns) if np.ptp(A[:, j]) == 0]
-        if const: raise ValueError(f"X has constant column(s) {const}: they carry no information; drop them")
+    df = _as_frame(X)
+    A, _ = check_matrix(df, "X", min_rows=min_rows, constant=check_constant)   # the one check of every chapter
+    df, n = pd.DataFrame(A, index=df.index, columns=df.columns), len(A)
     if D is None: return df, None
     if isinstance(D, pd.DataFrame):
         if D.shape[1] != 1: raise ValueError(f"D must be one column, got shape {D.shape}")
@@ -123,7 +100,7 @@ def validate_data(
     if d.ndim != 1: raise ValueError(f"D must be 1-D, got shape {d.shape}")
     if len(d) != n: raise ValueError(f"D has length {len(d)} but X has {n} rows")
     d = binary_target(d, positive, option=option)
-    if d.min() == d.max(): raise ValueError(f"D has only one class ({int(d[0])}): GRCI needs patients with D=0 and D=1")
+    check_labels(d, n, "X")                                                    # the one wording: both classes present
     return df, d
 
 # %% ../nbs/08_grci.ipynb #8eaf0a3e
@@ -224,15 +201,6 @@ class GRCI:
                     f"{int(np.triu(self.adjacency_.to_numpy()).sum())} skeleton edges")
         return out
 
-# %% ../nbs/08_grci.ipynb #722d4dc0
-def _attach(name:str, kind=None):
-    "Decorator: install the function as method `name` of `GRCI` (`kind=classmethod` for a class method)."
-    def install(f):
-        f.__name__, f.__qualname__ = name, f"GRCI.{name}"
-        setattr(GRCI, name, kind(f) if kind else f)
-        return f
-    return install
-
 # %% ../nbs/08_grci.ipynb #b0175f8b
 def _check_settings(self:GRCI, n:int):
     "Settings that can only be checked against the data."
@@ -312,7 +280,7 @@ def _given_skeleton(
     A = _check_skeleton(skeleton, p, pd.Index(names))   # shape, 0/1, symmetry, no self-loops (chapter extract_errors)
     return Skeleton(adj=A, sepsets={}, pvalues=np.full((p, p), np.nan), tests_per_level=(), names=names, alpha=float("nan"))
 
-@_attach("fit")
+@_attach(GRCI, "fit")
 def _grci_fit(self:GRCI,
         X, # n x p data (DataFrame or array; arrays get columns X0..X{p-1})
         D, # n diagnoses: 0/1, bool, or two values (strings, say) with `positive` naming the disease
@@ -335,10 +303,10 @@ def _grci_fit(self:GRCI,
     timings = {}
     with tqdm(total=4, desc="GRCI", disable=not self.verbose, leave=False) as bar:
         t = time.perf_counter()
-        bar.set_postfix_str("normalise")
+        bar.set_postfix_str("normalize")
         X_tb, self.tied_columns_ = break_ties(X_df, self.k, self.ties, seed_ties, stacklevel=3)   # points at the user's fit
         Z, self.center_, self.scale_ = mad_normalize(X_tb)
-        timings["normalise"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
+        timings["normalize"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
         bar.set_postfix_str("skeleton")
         level = lambda lv, left: bar.set_postfix_str(f"skeleton: level {lv} done, {left} edges left")
         self.skeleton_ = given or skeleton_stable(Z, alpha=self.alpha, ci_test=self.ci_test, n_jobs=self.n_jobs, verbose=False,
@@ -368,11 +336,11 @@ def _grci_fit(self:GRCI,
     return self
 
 # %% ../nbs/08_grci.ipynb #0fd1dd92
-@_attach("_check_fitted")
+@_attach(GRCI, "_check_fitted")
 def _grci_check_fitted(self:GRCI):
     if not hasattr(self, "shap_"): raise ValueError("this GRCI is not fitted yet: call fit(X, D) first")
 
-@_attach("_new_rows")
+@_attach(GRCI, "_new_rows")
 def _grci_new_rows(self:GRCI,
               X_new, # rows to explain: DataFrame with the fitted columns (any order), array, or one row as a Series
              )->pd.DataFrame: # the rows, validated and in the fitted column order
@@ -392,7 +360,7 @@ def _grci_new_rows(self:GRCI,
     df, _ = validate_data(X_new, None, min_rows=1, check_constant=False)
     return df
 
-@_attach("transform")
+@_attach(GRCI, "transform")
 def _grci_transform(self:GRCI,
               X_new, # new patients (DataFrame with the fitted columns, array, or one row)
              )->pd.DataFrame: # their error estimates, fitted column order, X_new's index
@@ -401,7 +369,7 @@ def _grci_transform(self:GRCI,
     Z, _, _ = mad_normalize(df, self.center_, self.scale_)
     return self.error_model_.transform(Z)
 
-@_attach("explain")
+@_attach(GRCI, "explain")
 def _grci_explain(self:GRCI,
             X_new, # new patients (DataFrame with the fitted columns, array, or one row)
            )->pd.DataFrame: # their Shapley values, fitted column order, X_new's index
@@ -409,7 +377,7 @@ def _grci_explain(self:GRCI,
     E = self.transform(X_new)
     return _shapley(self.model_, E)
 
-@_attach("decision_function")
+@_attach(GRCI, "decision_function")
 def _grci_decision_function(self:GRCI,
                      X_new=None, # new patients; None for the training patients
                     )->pd.Series: # the Shapley model's output f(e) (log-odds; probability scale under the squared_error quirk)
@@ -419,7 +387,7 @@ def _grci_decision_function(self:GRCI,
     return pd.Series(self.model_.margin(E), index=E.index, name="log_odds")
 
 # %% ../nbs/08_grci.ipynb #499bc095
-@_attach("root_causes")
+@_attach(GRCI, "root_causes")
 def _grci_root_causes(self:GRCI,
                 i:int, # row position of the patient (0-based, as in `shap_.iloc`)
                 top:int=None, # keep at most this many (None: every variable with Shapley value > 0)
@@ -431,12 +399,12 @@ def _grci_root_causes(self:GRCI,
         raise ValueError(f"i must be a row position in 0..{len(S) - 1}, got {i!r}")
     return rank_root_causes(S.iloc[int(i)], top=top)
 
-@_attach("_shap")
+@_attach(GRCI, "_shap")
 def _grci_shap(self:GRCI, shap=None):
     self._check_fitted()
     return self.shap_ if shap is None else shap
 
-@_attach("root_cause_table")
+@_attach(GRCI, "root_cause_table")
 def _grci_root_cause_table(self:GRCI,
                      top:int=3, # number of ranked root causes per patient
                      shap:pd.DataFrame=None, # Shapley values (default: `shap_`)
@@ -481,7 +449,7 @@ def plot_shapley_summary(
     bx.set_xlabel("Shapley value per patient" + ("  (colour: error term, blue low -> red high)" if errors is not None else ""))
     return axs
 
-@_attach("plot_summary")
+@_attach(GRCI, "plot_summary")
 def _grci_plot_summary(self:GRCI,
                  shap:pd.DataFrame=None, # Shapley values (default: `shap_`)
                  errors:pd.DataFrame=None, # errors for the colours (default: `errors_` when `shap` is None)
@@ -493,7 +461,7 @@ def _grci_plot_summary(self:GRCI,
     if errors is None and shap is None: errors = self.errors_
     return plot_shapley_summary(S, errors, max_vars=max_vars, seed=0, axs=axs)
 
-@_attach("plot_patient")
+@_attach(GRCI, "plot_patient")
 def _grci_plot_patient(self:GRCI,
                  i:int, # row position of the patient
                  true_root_causes=None, # names to mark with a star (a simulation's truth)
@@ -508,7 +476,7 @@ def _grci_plot_patient(self:GRCI,
                                 title=f"patient {S.index[int(i)]}")
 
 # %% ../nbs/08_grci.ipynb #65dc9c0e
-@_attach("save")
+@_attach(GRCI, "save")
 def _grci_save(self:GRCI,
          path, # file to write
         )->Path: # the path written
@@ -517,7 +485,7 @@ def _grci_save(self:GRCI,
     with open(path, "wb") as f: pickle.dump(self, f, protocol=pickle.HIGHEST_PROTOCOL)
     return path
 
-@_attach("load", classmethod)
+@_attach(GRCI, "load", classmethod)
 def _grci_load(cls,
          path, # a file written by `GRCI.save` (only load files you trust: pickle runs code)
         )->GRCI:

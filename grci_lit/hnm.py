@@ -8,7 +8,7 @@ Docs: https://grci-lit.github.io/grci_lit/hnm.html.md"""
 __all__ = ['NOISE_KINDS', 'MEAN_FUNCTIONS', 'SIGMA_FUNCTIONS', 'QUIRKS', 'noise_distribution', 'sample_noise', 'sample_hnm',
            'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'zscore', 'mad_scale', 'hnm_residuals',
            'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'resolve_reference',
-           'document_parameters']
+           'document_parameters', 'check_matrix', 'check_labels']
 
 # %% ../nbs/00_hnm.ipynb #b07a2405
 from collections.abc import Callable, Iterable
@@ -16,6 +16,7 @@ from math import gamma, pi, sqrt
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 # %% ../nbs/00_hnm.ipynb #c30d7997
@@ -359,6 +360,7 @@ def _docments(lines:list, start:int)->dict:
         if depth == 0 and code.rstrip().endswith(":"): break
     return out
 
+# %% ../nbs/00_hnm.ipynb #07d7a7e4
 def _parameter_section(f, lines:list, skip_self:bool=False)->str:
     "A numpydoc-style 'Parameters' (and 'Returns') section from the docments of `f`."
     try: sig = inspect.signature(f)
@@ -377,6 +379,7 @@ def _parameter_section(f, lines:list, skip_self:bool=False)->str:
         text += ["", "Returns", "-------", "object" if ret is sig.empty else getattr(ret, "__name__", str(ret)), f"    {docs['return']}"]
     return "\n".join(text)
 
+# %% ../nbs/00_hnm.ipynb #189d0b09
 def _fields_section(cls, lines:list)->str:
     "An 'Attributes' section from the trailing comments of a dataclass's fields."
     start = next((k for k, l in enumerate(lines) if re.match(rf"class {cls.__name__}\b", l)), None)
@@ -393,6 +396,7 @@ def _fields_section(cls, lines:list)->str:
 def _add(obj, section:str):
     if section and "\n----------\n" not in (obj.__doc__ or ""): obj.__doc__ = f"{(obj.__doc__ or '').rstrip()}\n\n{section}\n"
 
+# %% ../nbs/00_hnm.ipynb #c37daffe
 def document_parameters(
     namespace:dict, # a module's globals(), called at the end of the module
 ):
@@ -414,6 +418,73 @@ def document_parameters(
                 _add(obj, _parameter_section(init, lines, skip_self=True))
             else: _add(obj, _fields_section(obj, lines))
 
+# %% ../nbs/00_hnm.ipynb #975c57a4
+def _numeric_column(s:pd.Series)->bool:
+    "Numbers, booleans, or text that reads as numbers."
+    if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s): return True
+    try: pd.to_numeric(s.astype(object), errors="raise"); return True
+    except (TypeError, ValueError): return False
+
+def check_matrix(
+    X, # n x p data: a DataFrame (its column labels name the columns) or an array (columns 0..p-1)
+    name:str="X", # what the messages call it
+    min_rows:int=1, # fewest rows allowed
+    min_cols:int=1, # fewest columns allowed
+    constant:bool=False, # refuse constant columns (they carry no information)
+    vector:bool=False, # accept a 1-D vector as one column
+)->tuple: # (float64 array n x p, list of column labels as strings, or None for an array)
+    "`X` as a finite float matrix, or a one-line `ValueError` naming the matrix and the column or shape at fault."
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+    if names is not None:
+        bad = [c for c, (_, s) in zip(names, X.items()) if not _numeric_column(s)]
+        if bad: raise ValueError(f"{name} has non-numeric column(s) {bad}: encode categories as numbers first")
+    try: A = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as e: raise ValueError(f"{name} must be numeric: {e}") from None
+    if vector and A.ndim == 1: A = A[:, None]
+    if A.ndim != 2: raise ValueError(f"{name} must be {'1-D or ' if vector else ''}2-D (n rows x p columns), got shape {A.shape}")
+    n, p = A.shape
+    label = (lambda js: [names[j] for j in js]) if names is not None else (lambda js: [int(j) for j in js])
+    if p < min_cols: raise ValueError(f"{name} has {p} columns; at least {min_cols} columns are needed")
+    if n < min_rows: raise ValueError(f"{name} has {n} rows; at least {min_rows} rows are needed")
+    finite = np.isfinite(A)
+    if not finite.all():
+        js = np.flatnonzero(~finite.all(axis=0))
+        raise ValueError(f"{name} has NaN or infinite values in column(s) {label(js)} (counts {(~finite[:, js]).sum(axis=0).tolist()}); "
+                         "drop or impute those rows first")
+    if constant and n and (const := np.flatnonzero(np.ptp(A, axis=0) == 0)).size:
+        raise ValueError(f"{name} has constant column(s) {label(const)}: they carry no information; drop them")
+    return A, names
+
+# %% ../nbs/00_hnm.ipynb #4506cbba
+def check_labels(
+    D, # diagnoses: 0/1 numbers or booleans
+    n:int, # rows of the data they go with
+    against:str="X", # what the messages call that data
+)->np.ndarray: # float64 vector of 0.0 / 1.0
+    "`D` as a 0/1 vector of length `n` with both classes, or a one-line `ValueError` saying what is wrong."
+    try: d = np.asarray(D, dtype=np.float64)
+    except (TypeError, ValueError): raise ValueError(f"D must be binary (0/1 or bool); got values of type {np.asarray(D).dtype}") from None
+    if d.ndim != 1: raise ValueError(f"D must be 1-D, got shape {d.shape}")
+    if len(d) != n: raise ValueError(f"D has length {len(d)} but {against} has {n} rows")
+    if not np.isfinite(d).all(): raise ValueError(f"D has {int((~np.isfinite(d)).sum())} NaN or infinite value(s)")
+    vals = np.unique(d)
+    if not np.isin(vals, (0.0, 1.0)).all():
+        raise ValueError(f"D must be binary (0/1 or bool); found values {vals[~np.isin(vals, (0.0, 1.0))][:5].tolist()}")
+    if len(vals) < 2: raise ValueError(f"D has only one class ({int(vals[0])}): both classes, 0 and 1, are needed")
+    return d
+
+# %% ../nbs/00_hnm.ipynb #59a88573
+def _attach(
+    cls:type, # the class that gains the method
+    name:str, # the method's name
+    kind=None, # None for a method, or `classmethod` / `staticmethod`
+): # a decorator that installs its function and returns it unchanged
+    "Decorator: install the function as method `name` of `cls`, named `cls.name` for the docs."
+    def install(f):
+        f.__name__, f.__qualname__ = name, f"{cls.__name__}.{name}"
+        setattr(cls, name, kind(f) if kind else f)
+        return f
+    return install
 
 # %% ../nbs/00_hnm.ipynb #d0c50000
 document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
-from .hnm import MEAN_FUNCTIONS, SIGMA_FUNCTIONS, resolve_reference, sample_hnm
+from .hnm import MEAN_FUNCTIONS, SIGMA_FUNCTIONS, _attach, check_matrix, resolve_reference, sample_hnm
 
 # %% ../nbs/02_partial_out.ipynb #910d6b8b
 RIDGE = 1e-8          # ridge added to the diagonal of X'X (the R code's Cholesky inverse of X'X + 1e-8 I)
@@ -126,14 +126,8 @@ def ridge_loo(
     if positive: fitted = np.maximum(fitted, floor)
     return coef, fitted, loo_residuals(y, fitted, leverage), leverage
 
-# %% ../nbs/02_partial_out.ipynb #9c2fef25
-def _check_V(V, name="V"):
-    V = np.asarray(V, dtype=float)
-    if V.ndim == 1: V = V[:, None]
-    if V.ndim != 2: raise ValueError(f"{name} must be 1-D or 2-D (n x q), got shape {V.shape}")
-    bad = ~np.all(np.isfinite(V), axis=0)
-    if bad.any(): raise ValueError(f"{name} column {int(np.argmax(bad))} contains NaN or infinite values")
-    return V
+# %% ../nbs/02_partial_out.ipynb #8e89994c
+def _check_V(V, name="V"): return check_matrix(V, name, min_rows=0, min_cols=0, vector=True)[0]   # a vector is one column; no columns: regress on nothing
 
 def _check_y(y, n, name="y"):
     y = np.asarray(y, dtype=float)
@@ -143,6 +137,7 @@ def _check_y(y, n, name="y"):
     if not np.all(np.isfinite(y)): raise ValueError(f"{name} contains NaN or infinite values")
     return y
 
+# %% ../nbs/02_partial_out.ipynb #4b6f8654
 @dataclass(eq=False)
 class SplineFit:
     "A fitted spline regression: everything needed to predict new rows."
@@ -174,6 +169,7 @@ class SplineFit:
         if self.positive: f = np.maximum(f, self.floor)
         return f * self.scale_
 
+# %% ../nbs/02_partial_out.ipynb #260466d3
 class _CandidateSet:
     "The candidate designs of one input matrix, with their whiteners and leverages cached across targets."
     block = 4096          # rows per block: working memory O(block * b); designs are rebuilt, never stored
@@ -203,82 +199,93 @@ class _CandidateSet:
             rows = slice(s, s + self.block)
             yield rows, spline_design(self.V01[rows], K, self.weights)
 
-    def _pieces(self, K):
-        "q = 1: interval index m_i, offset d_i from the interval's mean, and rows P[m] = phi at that mean, C[m] = dphi/dv"
-        v = self.V01[:, 0]
-        if K == 0: m, s, P, C = np.zeros(len(v), dtype=int), np.zeros(1), np.ones((1, 1)), np.zeros((1, 1))
-        else:
-            tau = np.arange(1, K - 1) / (K - 1)                 # interior knots, as in spline_design
-            m = np.searchsorted(tau, v)                          # = number of hinges active at v (tau_l < v)
-            s = np.r_[0.0, tau]                                  # left end of each interval
-            P = np.c_[s, np.maximum(s[:, None] - tau, 0.0), np.ones(len(s))]
-            C = np.c_[np.ones(len(s)), np.tri(len(s), len(tau), -1), np.zeros(len(s))]
-        N = np.bincount(m, minlength=len(P))
-        mid = np.bincount(m, v, minlength=len(P)) / np.maximum(N, 1)   # mean of v on each interval (unused if empty)
-        d = v - mid[m]
-        return m, d, N, np.bincount(m, d * d, minlength=len(P)), P + (mid - s)[:, None] * C, C
+# %% ../nbs/02_partial_out.ipynb #76018544
+@_attach(_CandidateSet, "_pieces")
+def _candidate_pieces(self, K):
+    "q = 1: interval index m_i, offset d_i from the interval's mean, and rows P[m] = phi at that mean, C[m] = dphi/dv"
+    v = self.V01[:, 0]
+    if K == 0: m, s, P, C = np.zeros(len(v), dtype=int), np.zeros(1), np.ones((1, 1)), np.zeros((1, 1))
+    else:
+        tau = np.arange(1, K - 1) / (K - 1)                 # interior knots, as in spline_design
+        m = np.searchsorted(tau, v)                          # = number of hinges active at v (tau_l < v)
+        s = np.r_[0.0, tau]                                  # left end of each interval
+        P = np.c_[s, np.maximum(s[:, None] - tau, 0.0), np.ones(len(s))]
+        C = np.c_[np.ones(len(s)), np.tri(len(s), len(tau), -1), np.zeros(len(s))]
+    N = np.bincount(m, minlength=len(P))
+    mid = np.bincount(m, v, minlength=len(P)) / np.maximum(N, 1)   # mean of v on each interval (unused if empty)
+    d = v - mid[m]
+    return m, d, N, np.bincount(m, d * d, minlength=len(P)), P + (mid - s)[:, None] * C, C
 
-    def _factor_fast(self, K):
-        "q = 1: whitener and leverages of candidate K in O(n + b^3), from per-interval counts and centred sums"
-        m, d, N, W, P, C = self._pieces(K)
-        # rows x_i = P[m] + d_i C[m] with sum_i d_i = 0 per interval, so X'X = sum_m N_m P_m P_m' + W_m C_m C_m' = R'R
-        G = whitener(np.r_[np.sqrt(N)[:, None] * P, np.sqrt(W)[:, None] * C], self.ridge)
-        PG, CG = P @ G, C @ G                                     # every term below is at most 1 in size
-        a, b, c = np.sum(PG * PG, 1), np.sum(PG * CG, 1), np.sum(CG * CG, 1)
-        return dict(G=G, m=m, d=d, PG=PG, CG=CG, lev=a[m] + d * (2 * b[m] + d * c[m]))
+@_attach(_CandidateSet, "_factor_fast")
+def _candidate_factor_fast(self, K):
+    "q = 1: whitener and leverages of candidate K in O(n + b^3), from per-interval counts and centred sums"
+    m, d, N, W, P, C = self._pieces(K)
+    # rows x_i = P[m] + d_i C[m] with sum_i d_i = 0 per interval, so X'X = sum_m N_m P_m P_m' + W_m C_m C_m' = R'R
+    G = whitener(np.r_[np.sqrt(N)[:, None] * P, np.sqrt(W)[:, None] * C], self.ridge)
+    PG, CG = P @ G, C @ G                                     # every term below is at most 1 in size
+    a, b, c = np.sum(PG * PG, 1), np.sum(PG * CG, 1), np.sum(CG * CG, 1)
+    return dict(G=G, m=m, d=d, PG=PG, CG=CG, lev=a[m] + d * (2 * b[m] + d * c[m]))
 
-    def _factor_blocks(self, K):
-        "whitener, leverages and (one block only) Z = X G of candidate K, from a QR decomposition updated block by block"
-        R = None
-        for rows, D in self._designs(K): R = np.linalg.qr(D if R is None else np.r_[R, D], mode="r")
-        G = whitener(R, self.ridge)
-        lev, Zs = np.empty(self.V01.shape[0]), []
-        for rows, D in self._designs(K):
-            Z = D @ G
-            lev[rows] = np.einsum('ij,ij->i', Z, Z)
-            Zs.append(Z)
-        return dict(G=G, lev=lev, Z=Zs[0] if len(Zs) == 1 else None)
+# %% ../nbs/02_partial_out.ipynb #5224a507
+@_attach(_CandidateSet, "_factor_blocks")
+def _candidate_factor_blocks(self, K):
+    "whitener, leverages and (one block only) Z = X G of candidate K, from a QR decomposition updated block by block"
+    R = None
+    for rows, D in self._designs(K): R = np.linalg.qr(D if R is None else np.r_[R, D], mode="r")
+    G = whitener(R, self.ridge)
+    lev, Zs = np.empty(self.V01.shape[0]), []
+    for rows, D in self._designs(K):
+        Z = D @ G
+        lev[rows] = np.einsum('ij,ij->i', Z, Z)
+        Zs.append(Z)
+    return dict(G=G, lev=lev, Z=Zs[0] if len(Zs) == 1 else None)
 
-    def _candidate(self, K, Y):
-        "(coef, fitted, leverage) of candidate K on target Y; the fitted values come from the orthonormalised design"
-        if K not in self._factors: self._factors[K] = (self._factor_fast if self.fast else self._factor_blocks)(K)
-        f = self._factors[K]
-        if self.fast:
-            n_int = len(f["PG"])
-            c = f["PG"].T @ np.bincount(f["m"], Y, minlength=n_int) + f["CG"].T @ np.bincount(f["m"], f["d"] * Y, minlength=n_int)
-            fitted = (f["PG"] @ c)[f["m"]] + f["d"] * (f["CG"] @ c)[f["m"]]
-        elif f["Z"] is not None: c = f["Z"].T @ Y; fitted = f["Z"] @ c
-        else:                                                     # several blocks: Z is not kept, use X'Y
-            c = f["G"].T @ sum(D.T @ Y[rows] for rows, D in self._designs(K))
-            fitted = self._design_fit(K, f["G"] @ c)
-        return f["G"] @ c, fitted, f["lev"]
+# %% ../nbs/02_partial_out.ipynb #4eb24cad
+@_attach(_CandidateSet, "_candidate")
+def _candidate_fit_one(self, K, Y):
+    "(coef, fitted, leverage) of candidate K on target Y; the fitted values come from the orthonormalised design"
+    if K not in self._factors: self._factors[K] = (self._factor_fast if self.fast else self._factor_blocks)(K)
+    f = self._factors[K]
+    if self.fast:
+        n_int = len(f["PG"])
+        c = f["PG"].T @ np.bincount(f["m"], Y, minlength=n_int) + f["CG"].T @ np.bincount(f["m"], f["d"] * Y, minlength=n_int)
+        fitted = (f["PG"] @ c)[f["m"]] + f["d"] * (f["CG"] @ c)[f["m"]]
+    elif f["Z"] is not None: c = f["Z"].T @ Y; fitted = f["Z"] @ c
+    else:                                                     # several blocks: Z is not kept, use X'Y
+        c = f["G"].T @ sum(D.T @ Y[rows] for rows, D in self._designs(K))
+        fitted = self._design_fit(K, f["G"] @ c)
+    return f["G"] @ c, fitted, f["lev"]
 
-    def _design_fit(self, K, coef):
-        "fitted values of the design times coef, block by block, exactly as `SplineFit.predict` computes them"
-        out = np.empty(self.V01.shape[0])
-        for rows, D in self._designs(K): out[rows] = D @ coef
-        return out
+@_attach(_CandidateSet, "_design_fit")
+def _candidate_design_fit(self, K, coef):
+    "fitted values of the design times coef, block by block, exactly as `SplineFit.predict` computes them"
+    out = np.empty(self.V01.shape[0])
+    for rows, D in self._designs(K): out[rows] = D @ coef
+    return out
 
-    def fit(self, y, positive=False, floor=FLOOR):
-        sd = y.std(ddof=1)
-        scale = float(sd) if np.isfinite(sd) and sd > 0 else 1.0
-        Y = y / scale
-        best, errs = None, []
-        for K in self.candidates:
-            coef, fitted, lev = self._candidate(K, Y)
-            if positive: fitted = np.maximum(fitted, floor)
-            r = loo_residuals(Y, fitted, lev)
-            errs.append(float(np.mean(r * r)))            # +inf when a row has leverage within LEVERAGE_TOL of 1
-            if best is None or errs[-1] < errs[best[0]]: best = len(errs) - 1, coef, lev, r   # strict <: the simplest wins ties
-        i, coef, lev, r = best
-        K = int(self.candidates[i])
-        fitted = self._design_fit(K, coef)              # recomputed from the design, exactly as `SplineFit.predict` does
+# %% ../nbs/02_partial_out.ipynb #ade5c449
+@_attach(_CandidateSet, "fit")
+def _candidate_set_fit(self, y, positive=False, floor=FLOOR):
+    sd = y.std(ddof=1)
+    scale = float(sd) if np.isfinite(sd) and sd > 0 else 1.0
+    Y = y / scale
+    best, errs = None, []
+    for K in self.candidates:
+        coef, fitted, lev = self._candidate(K, Y)
         if positive: fitted = np.maximum(fitted, floor)
-        loo_pred = np.where(np.isfinite(r), Y - r, fitted)   # a row without a LOO residual (forced K only): its fit
-        if positive: loo_pred = np.maximum(loo_pred, floor)
-        return SplineFit(K, coef, self.weights, self.mins, self.ranges, scale, bool(positive), float(floor),
-                         self.candidates.copy(), np.array(errs), fitted * scale, loo_pred * scale, lev)
+        r = loo_residuals(Y, fitted, lev)
+        errs.append(float(np.mean(r * r)))            # +inf when a row has leverage within LEVERAGE_TOL of 1
+        if best is None or errs[-1] < errs[best[0]]: best = len(errs) - 1, coef, lev, r   # strict <: the simplest wins ties
+    i, coef, lev, r = best
+    K = int(self.candidates[i])
+    fitted = self._design_fit(K, coef)              # recomputed from the design, exactly as `SplineFit.predict` does
+    if positive: fitted = np.maximum(fitted, floor)
+    loo_pred = np.where(np.isfinite(r), Y - r, fitted)   # a row without a LOO residual (forced K only): its fit
+    if positive: loo_pred = np.maximum(loo_pred, floor)
+    return SplineFit(K, coef, self.weights, self.mins, self.ranges, scale, bool(positive), float(floor),
+                     self.candidates.copy(), np.array(errs), fitted * scale, loo_pred * scale, lev)
 
+# %% ../nbs/02_partial_out.ipynb #477244f2
 def _weights_for(weights, q, reference, rng):
     "Effective (q, m) projection weights: drawn from `rng` if `weights` is None, else checked and renormalised"
     if weights is None: w = dirichlet_weights(q, seed=rng)

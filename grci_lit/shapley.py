@@ -21,7 +21,7 @@ import xgboost as xgb
 import matplotlib.pyplot as plt
 
 # %% ../nbs/07_shapley.ipynb #3589011a
-from .hnm import resolve_reference
+from .hnm import check_labels, check_matrix, resolve_reference
 
 # %% ../nbs/07_shapley.ipynb #d0006cb0
 def _as_matrix(
@@ -29,17 +29,7 @@ def _as_matrix(
     name:str="E", # name used in error messages
 )->tuple: # (float64 array n x p, list of column names or None)
     "Check that `E` is a finite 2-D numeric matrix; return it as float64 with its column names."
-    names = [str(c) for c in E.columns] if isinstance(E, pd.DataFrame) else None
-    try: A = np.asarray(E, dtype=np.float64)
-    except (TypeError, ValueError) as err: raise ValueError(f"{name} must be numeric: {err}") from None
-    if A.ndim != 2: raise ValueError(f"{name} must be 2-D (n x p), got shape {A.shape}")
-    if A.shape[0] == 0 or A.shape[1] == 0: raise ValueError(f"{name} is empty: shape {A.shape}")
-    bad = ~np.isfinite(A)
-    if bad.any():
-        j = int(np.argmax(bad.any(axis=0)))
-        col = names[j] if names else j
-        raise ValueError(f"{name} has {int(bad[:, j].sum())} NaN/inf value(s) in column {col!r}")
-    return A, names
+    return check_matrix(E, name)
 
 # %% ../nbs/07_shapley.ipynb #7da2ddcb
 def _as_binary(
@@ -47,16 +37,7 @@ def _as_binary(
     n:int, # expected length (rows of E)
 )->np.ndarray: # float64 vector of 0.0/1.0
     "Check that `D` is a binary label vector of length `n` with both classes present."
-    try: d = np.asarray(D, dtype=np.float64)
-    except (TypeError, ValueError): raise ValueError(f"D must be binary (0/1 or bool); got values of type {np.asarray(D).dtype}") from None
-    if d.ndim != 1: raise ValueError(f"D must be 1-D, got shape {d.shape}")
-    if len(d) != n: raise ValueError(f"D has length {len(d)} but E has {n} rows")
-    if not np.isfinite(d).all(): raise ValueError(f"D has {int((~np.isfinite(d)).sum())} NaN/inf value(s)")
-    vals = np.unique(d)
-    if not np.isin(vals, (0.0, 1.0)).all():
-        raise ValueError(f"D must be binary (0/1 or bool); found values {vals[~np.isin(vals, (0.0, 1.0))][:5].tolist()}")
-    if len(vals) < 2: raise ValueError(f"D must contain both classes; all values are {int(vals[0])}")
-    return d
+    return check_labels(D, n, "E")
 
 # %% ../nbs/07_shapley.ipynb #73f27df9
 def fold_labels(

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.special import expit, ndtr
 
-from .hnm import mad_scale, zscore
+from .hnm import _attach, mad_scale, zscore
 
 # %% ../nbs/01_simulate.ipynb #f535c0f7
 def _sqrt1(x): return np.sqrt(x * x + 1.0)
@@ -254,12 +254,7 @@ def _sample(self:DAGModel,
                      adj=self.adjacency[np.ix_(cols, cols)].copy(), parents_D=to_col(self.parents(t)),
                      ancestors_D=to_col(self.ancestors(t)), dag=self, columns=cols)
 
-def _attach(cls, name, fn):
-    "Install `fn` as method `name` of `cls` with a proper name for the docs."
-    fn.__name__, fn.__qualname__ = name, f"{cls.__name__}.{name}"
-    setattr(cls, name, fn)
-
-_attach(DAGModel, "sample", _sample)
+_attach(DAGModel, "sample")(_sample)
 
 # %% ../nbs/01_simulate.ipynb #4a66e8f2
 def sample_dag(
@@ -304,7 +299,7 @@ def _terms(self:DAGSample,
     return fa, gm
 
 for _name, _fn in (("head", _head), ("normalized_errors", _normalized_errors), ("terms", _terms)):
-    _attach(DAGSample, _name, _fn)
+    _attach(DAGSample, _name)(_fn)
 
 # %% ../nbs/01_simulate.ipynb #d008dca4
 def demo(

@@ -11,7 +11,6 @@ __all__ = ['TOY_DAG_NAMES', 'TOY_DAG_EDGES', 'd_separated', 'ResidualCITest', 'r
 # %% ../nbs/06_skeleton.ipynb #c968b9ae
 import math
 import os
-from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import combinations, count
 from numbers import Integral, Real
@@ -22,9 +21,9 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from tqdm.auto import tqdm
 
-from .ci_tests import (feature_map, get_ci_test, mars_fit, mars_p_value, residual_p_value, residualize,
+from .ci_tests import (ResidualCache, feature_map, get_ci_test, mars_p_value, residual_p_value, residualize,
                                spline_basis, spline_p_value, spline_residuals)
-from .hnm import zscore
+from .hnm import check_matrix, zscore
 
 # %% ../nbs/06_skeleton.ipynb #2fc736d8
 def _ancestral_set(A, nodes):
@@ -70,46 +69,7 @@ class ResidualCITest:
         if not (isinstance(cache_mb, Real) and cache_mb >= 0): raise ValueError(f"cache_mb must be >= 0; got {cache_mb!r}")
         self.residualizer, self.cache_mb = residualizer, float(cache_mb)
     def __repr__(self): return f"ResidualCITest({self.residualizer!r}, cache_mb={self.cache_mb:g})"
-    def bind(self, X): "An index-based test `(i, j, S) -> p` on the columns of `X`."; return _BoundResidualTest(X, self.residualizer, self.cache_mb)
-
-class _BoundResidualTest:
-    def __init__(self, A, residualizer, cache_mb):
-        self.A, self.residualizer, self.cache_mb = np.asarray(A, dtype=float), residualizer, cache_mb
-        self._reset()
-    def _reset(self):
-        self.features, self.cache, self.hits, self.misses = {}, OrderedDict(), 0, 0
-        self.max_items = int(self.cache_mb * 2**20 // (self.A.shape[0] * 5 * 8))
-        self.sets, self.set_bytes, self.max_set_bytes = OrderedDict(), 0, int(self.cache_mb * 2**20)
-    def __getstate__(self): return {k: self.__dict__[k] for k in ("A", "residualizer", "cache_mb")}  # ship no cache
-    def __setstate__(self, state): self.__dict__.update(state); self._reset()
-    def conditioning(self, S):
-        "Z-scored columns `S` and their sort order (MARS) or spline basis (LRU-cached: shared by every column residualized on `S`)."
-        hit = self.sets.get(S)
-        if hit is not None: self.sets.move_to_end(S); return hit[:2]
-        zs = zscore(self.A[:, list(S)], name="z")                           # exactly what `residualize` does
-        aux = np.argsort(zs.T, axis=1, kind="stable").T if self.residualizer == "mars" else spline_basis(zs)
-        size = zs.nbytes + aux.nbytes
-        if size <= self.max_set_bytes:
-            self.sets[S] = (zs, aux, size); self.set_bytes += size
-            while self.set_bytes > self.max_set_bytes: self.set_bytes -= self.sets.popitem(last=False)[1][2]
-        return zs, aux
-    def residuals(self, j, S):
-        "Residual features of column `j` given columns `S` (cached)."
-        key = (int(j), tuple(int(s) for s in S))
-        r = self.cache.get(key)
-        if r is not None: self.cache.move_to_end(key); self.hits += 1; return r
-        self.misses += 1
-        F = self.features.get(key[0])
-        if F is None: F = self.features[key[0]] = feature_map(self.A[:, key[0]])
-        if not key[1]: r = F                                             # nothing to condition on
-        else:
-            zs, aux = self.conditioning(key[1])
-            r = mars_fit(zs, F, order=aux).residuals if self.residualizer == "mars" else F - aux @ (aux.T @ F)   # as spline_residuals
-        if self.max_items > 0:
-            self.cache[key] = r
-            if len(self.cache) > self.max_items: self.cache.popitem(last=False)
-        return r
-    def __call__(self, i, j, S): return residual_p_value(self.residuals(i, S), self.residuals(j, S)).p_value
+    def bind(self, X): "An index-based test `(i, j, S) -> p` on the columns of `X`."; return ResidualCache(X, self.residualizer, cache_mb=self.cache_mb)
 
 class _ColumnTest:
     "Adapter from `ci_test(x, y, z)` on data to an index-based test that remembers each p-value of (x, y | S) and (y, x | S)."
@@ -196,24 +156,8 @@ class Skeleton:
 # %% ../nbs/06_skeleton.ipynb #d81b3248
 def _check_data(X):
     "Numeric (n, p) float matrix and column names from a DataFrame or array; ValueError naming the problem."
-    if isinstance(X, pd.DataFrame):
-        names = [str(c) for c in X.columns]
-        bad = [str(c) for c in X.columns if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
-        if bad: raise ValueError(f"X has non-numeric columns {bad}")
-        A = X.to_numpy(dtype=float)
-    else:
-        try: A = np.asarray(X, dtype=float)
-        except (TypeError, ValueError) as e: raise ValueError(f"X must be a numeric 2-D array or DataFrame ({e})") from None
-        if A.ndim != 2: raise ValueError(f"X must be 2-D (n rows, p columns); got shape {A.shape}")
-        names = [str(j) for j in range(A.shape[1])]
-    n, p = A.shape
-    if p < 2: raise ValueError(f"X needs at least 2 columns; got {p}")
-    if n < 10: raise ValueError(f"X needs at least 10 rows; got {n}")
-    finite = np.isfinite(A).all(axis=0)
-    if not finite.all(): raise ValueError(f"X has NaN or infinite values in columns {[names[j] for j in np.flatnonzero(~finite)]}")
-    const = np.ptp(A, axis=0) == 0
-    if const.any(): raise ValueError(f"X has constant columns {[names[j] for j in np.flatnonzero(const)]}")
-    return A, names
+    A, names = check_matrix(X, "X", min_rows=10, min_cols=2, constant=True)
+    return A, names or [str(j) for j in range(A.shape[1])]
 
 # %% ../nbs/06_skeleton.ipynb #74ce4b87
 def _decide_edge(test, a, b, nbrs_a, nbrs_b, level, alpha):

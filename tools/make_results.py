@@ -58,7 +58,7 @@ def _pbc_full_seed(seed):
     import warnings
     from grci_lit.baselines import run_methods
     from grci_lit.datasets import load_pbc, pbc_truth
-    from grci_lit.metrics import ranking_rbo
+    from grci_lit.metrics import rbo_ranking
     X, D = load_pbc()
     X, D = X.reset_index(drop=True), D.reset_index(drop=True)
     cols = list(X.columns)
@@ -74,7 +74,7 @@ def _pbc_full_seed(seed):
         return str(u[np.argmax(c)]), int(c.max())
     return [dict(kind="pbc_seed", seed=seed, method=m, seconds=res[m].seconds, top=top(res[m])[0],
                  top_patients=top(res[m])[1], patients=int(sick.sum()),
-                 rbo=ranking_rbo(truth, res[m].scores[:, res[m].order], depth=2, variables=cols,
+                 rbo=rbo_ranking(truth, res[m].scores[:, res[m].order], depth=2, variables=cols,
                                  order=[cols[j] for j in res[m].order], patients=sick)) for m in ("grci", "rci")]
 
 

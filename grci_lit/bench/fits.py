@@ -24,7 +24,7 @@ import pandas as pd
 import grci_lit
 from ..grci import GRCI
 from ..hnm import sample_hnm
-from ..metrics import ground_truth_shapley, raw_shapley, shapley_rbo
+from ..metrics import ground_truth_shapley, raw_shapley, rbo_shapley
 from ..partial_out import partial_out
 from ..simulate import sample_dag
 
@@ -106,8 +106,8 @@ def grci_rbo(
         truth = ground_truth_shapley(full, n_truth=n_truth, n_eval=n, seed=seed, reference=reference)
         sick = sample.D == 1
         g = GRCI(seed=seed, verbose=False, reference=reference, variant=variant).fit(sample.X, sample.D)
-        r_grci = shapley_rbo(truth, g.shap_.to_numpy(), patients=sick)
-        r_raw = shapley_rbo(truth, raw_shapley(sample.X, sample.D, seed=seed, reference=reference), patients=sick)
+        r_grci = rbo_shapley(truth, g.shap_.to_numpy(), patients=sick)
+        r_raw = rbo_shapley(truth, raw_shapley(sample.X, sample.D, seed=seed, reference=reference), patients=sick)
         rows.append(dict(seed=seed, rbo_grci=r_grci, rbo_raw=r_raw, patients=int(sick.sum()),
                          fit_s=sum(g.timings_.values()), total_s=time.perf_counter() - t0))
         if verbose > 1: print(f"seed {seed}: RBO GRCI {r_grci:.3f}, raw-X TreeSHAP {r_raw:.3f}", flush=True)

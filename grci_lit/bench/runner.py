@@ -23,7 +23,7 @@ from ..baselines import METHODS, run_methods
 from ..datasets import load_pbc, load_pima, pbc_truth, pima_truth
 from ..grci import VARIANTS
 from ..hnm import resolve_reference
-from ..metrics import error_mse, ground_truth_shapley, ranking_rbo, shapley_rbo
+from ..metrics import error_mse, ground_truth_shapley, rbo_ranking, rbo_shapley
 from ..simulate import sample_dag
 from .paper import PAPER_MSE, PAPER_PNL_MSE, PAPER_PNL_RBO, PAPER_PNL_SECONDS, PAPER_RBO, PAPER_SECONDS
 
@@ -116,7 +116,7 @@ def run_synth_job(
     rows = []
     for m in job["methods"]:
         r = res[m]
-        rbo = shapley_rbo(truth, r.scores[:, r.order], order=r.order, patients=sick, reference=ref) if sick.any() else np.nan
+        rbo = rbo_shapley(truth, r.scores[:, r.order], order=r.order, patients=sick, reference=ref) if sick.any() else np.nan
         mse = np.nan
         if METHODS[m].errors and len(anc):   # GRCI, RCI, ICA: errors to compare
             cols = np.flatnonzero(~np.isnan(r.errors).all(axis=0))
@@ -148,7 +148,7 @@ def run_real_job(
     rows = []
     for m in job["methods"]:
         r = res[m]
-        rbo = ranking_rbo(truth, r.scores[:, r.order], depth=depth, variables=cols, order=[cols[j] for j in r.order],
+        rbo = rbo_ranking(truth, r.scores[:, r.order], depth=depth, variables=cols, order=[cols[j] for j in r.order],
                           patients=sick)
         rows.append(dict(_result_spec(job, m), rbo=rbo, seconds=r.seconds, patients=int(sick.sum())))
     return rows
