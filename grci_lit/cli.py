@@ -425,6 +425,9 @@ def build_parser()->argparse.ArgumentParser:
     r.add_argument("--seeds", type=int, default=1, metavar="N",
                    help="fit N seeds (--seed, --seed+1, ...) and report how stable the top root causes are (default 1)")
     r.add_argument("--n-jobs", type=int, default=1, help="parallel jobs (default 1)")
+    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the skeleton's CI tests and Find-Sink's scores on a Dask cluster: its scheduler's address "
+                   "(tcp://host:8786), or 'local' for a cluster on this machine; needs dask[distributed]; same results")
     r.add_argument("--reference", action="store_true", help="behave like the authors' R code (all quirks)")
     r.add_argument("--top", type=int, default=3, help="root causes listed per patient (default 3)")
     r.add_argument("--plots", type=int, default=3,
@@ -460,7 +463,7 @@ def command_run(args)->int:
                      positive=args.positive, all_patients=args.all_patients, waterfalls=args.waterfalls,
                      report=not args.no_report, source=Path(args.csv).name, dropped=dropped, alpha=args.alpha,
                      ci_test=args.ci_test, variant=args.variant, k=args.k, seed=args.seed, n_jobs=args.n_jobs, reference=args.reference,
-                     verbose=not args.quiet)
+                     scheduler=args.scheduler, verbose=not args.quiet)
     label = _label(D, args.positive)
     _say(args.quiet, f"GRCI on {args.csv}: {len(X)} patients ({int(g.D_.sum())} with {label}) x {X.shape[1]} "
          f"variables; skeleton with {int(np.triu(g.adjacency_.to_numpy()).sum())} edges; {time.perf_counter() - t:.1f} s")
@@ -523,7 +526,7 @@ def main(
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 code = {"run": command_run, "demo": command_demo}[args.command](args)
-    except (ValueError, OSError) as e:   # CLIError, validate_data's ValueErrors, unwritable output folders
+    except (ValueError, OSError, ImportError) as e:   # CLIError, validate_data's ValueErrors, unwritable output folders, no dask
         if not getattr(args, "quiet", False): _warn(caught)
         print(f"grci-lit: error: {' '.join(str(e).split()) or type(e).__name__}", file=sys.stderr)
         return 2

@@ -107,6 +107,22 @@ def _draws_score(A, i, nb, weights, k, quirks):
     score = float(np.mean([s for s, _, _ in runs]))
     return score, np.mean([r for _, r, _ in runs], axis=0), AveragedPartialOut([m for _, _, m in runs])
 
+def _draws_score_dask(data, i, nb, k, quirks):
+    "`_draws_score` on a Dask worker, with the data and weights scattered there once per Extract-Errors call."
+    A, weights = data
+    return _draws_score(A, i, nb, weights, k, quirks)
+
+def _score_candidates(A, cands, S, weights, k, quirks, n_jobs=1, cluster=None):
+    "Find-Sink's scores of the candidates `cands` given their current neighbours in `S`: serially, with joblib or on Dask."
+    nbs = [np.flatnonzero(S[i]) for i in cands]
+    if cluster is not None and len(cands) > 1:                   # (client, future of the scattered (A, weights))
+        client, data = cluster
+        return client.gather([client.submit(_draws_score_dask, data, i, nb, k, quirks, pure=False) for i, nb in zip(cands, nbs)])
+    if n_jobs != 1 and len(cands) > 1:
+        from joblib import Parallel, delayed
+        return Parallel(n_jobs=n_jobs)(delayed(_draws_score)(A, i, nb, weights, k, quirks) for i, nb in zip(cands, nbs))
+    return [_draws_score(A, i, nb, weights, k, quirks) for i, nb in zip(cands, nbs)]
+
 
 # %% ../nbs/04_extract_errors.ipynb #930ef205
 @dataclass
@@ -127,6 +143,8 @@ def extract_steps(
     reference=False, # False (paper), True or quirk names: "stale_scores" here, "projection" in Partial-Out
     n_draws:int=1, # independent p x 200 projection draws; > 1 averages each Partial-Out's score and error over them
     projection:str="dirichlet", # "dirichlet": random weights (the paper); "mean": every weight equal, the Dirichlet law's mean (no random step)
+    n_jobs:int=1, # joblib workers for Find-Sink's candidate scores; any value gives the same result as 1
+    client=None, # a dask.distributed Client: the candidate scores run on its cluster (then `n_jobs` is ignored)
 ): # generator of `ExtractStep`, sink first
     "Run Extract-Errors one sink at a time."
     A, cols, _ = _as_data(X)
@@ -139,15 +157,16 @@ def extract_steps(
     rng = np.random.default_rng(seed)                            # the first draw is the paper's single one
     if projection == "mean": weights = [np.ones((p, 200))]       # renormalised per neighbour set: 1/q each
     else: weights = [dirichlet_weights(p, m=200, seed=rng) for _ in range(n_draws)]
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer, got {n_jobs!r}")
+    cluster = None if client is None else (client, client.scatter([(A, weights)], broadcast=True, hash=False)[0])
     scores, fits = np.full(p, -np.inf), {}
     remaining, update = list(range(p)), list(range(p))
     for step in range(p):
-        for i in update:                                         # Find-Sink, lines 2-4: rescore U only
-            nb = np.flatnonzero(S[i])
-            if nb.size:
-                scores[i], r, model = _draws_score(A, i, nb, weights, k, quirks)
-                fits[i] = (tuple(nb.tolist()), r, model)
-            elif "stale_scores" not in quirks: scores[i] = -np.inf   # lost its last neighbour: taken next
+        cands = [i for i in update if S[i].any()]                # Find-Sink, lines 2-4: rescore U only
+        for i, (score, r, model) in zip(cands, _score_candidates(A, cands, S, weights, k, quirks, n_jobs, cluster)):
+            scores[i], fits[i] = score, (tuple(np.flatnonzero(S[i]).tolist()), r, model)
+        if "stale_scores" not in quirks: scores[[i for i in update if not S[i].any()]] = -np.inf   # lost its last neighbour: taken next
         sink = find_sink(scores, remaining)
         nb = tuple(np.flatnonzero(S[sink]).tolist())
         if nb:                                                   # Extract-Errors, line 4: its residual given Ne(S)
@@ -209,12 +228,14 @@ def extract_errors(
     progress=None, # optional callable progress(step, sink) after each sink (step counts from 1; sink: name or index)
     n_draws:int=1, # projection draws per Partial-Out (1: the paper); see `extract_steps`
     projection:str="dirichlet", # "dirichlet" (the paper) or "mean" (equal weights); see `extract_steps`
+    n_jobs:int=1, # joblib workers for Find-Sink's candidate scores (same result for any value)
+    client=None, # a dask.distributed Client to score the candidates on (see `extract_steps`)
 )->tuple: # (errors n x p in X's column order, order sink first[, ErrorModel])
     "Extract-Errors (Algorithm 3): every error term of an HNM, given the data and a skeleton."
     A, cols, idx = _as_data(X)
     if isinstance(skeleton, pd.DataFrame) and cols is not None: _check_skeleton(skeleton, A.shape[1], cols)
     E = np.empty_like(A); order, nbs, models, margins = [], {}, {}, {}
-    for st in extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws, projection):
+    for st in extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws, projection, n_jobs, client):
         E[:, st.sink] = st.error
         order.append(st.sink); nbs[st.sink] = st.neighbours; models[st.sink] = st.model
         margins[st.sink] = sink_margin(st.scores, st.sink)

@@ -6,22 +6,24 @@ Docs: https://grci-lit.github.io/grci_lit/grci.html.md"""
 
 # %% auto #0
 __all__ = ['MIN_ROWS', 'JITTER', 'VARIANTS', 'DEFAULT_VARIANT', 'FIGURE1_NAMES', 'binary_target', 'validate_data',
-           'TiedValuesWarning', 'tied_columns', 'break_ties', 'mad_normalize', 'GRCI', 'AveragedShapleyModel',
-           'plot_shapley_summary', 'figure1_dag', 'top1_agreement', 'SeedStability', 'fit_seeds',
-           'plot_figure1_patient']
+           'TiedValuesWarning', 'tied_columns', 'break_ties', 'mad_normalize', 'GRCI', 'dask_client',
+           'AveragedShapleyModel', 'plot_shapley_summary', 'figure1_dag', 'top1_agreement', 'SeedStability',
+           'fit_seeds', 'plot_figure1_patient']
 
 # %% ../nbs/08_grci.ipynb #79388a60
 import inspect
+import logging
 import pickle
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from tqdm import tqdm
 
 from .extract import _check_skeleton, extract_errors
@@ -173,10 +175,11 @@ class GRCI:
                  verbose:bool=True, # show a progress bar over the steps
                  ties:str="jitter", # columns with > k tied values: "jitter" (warn, seeded jitter) or "error"
                  variant=None, # None: `DEFAULT_VARIANT` ("paper" under `reference`); a name of `VARIANTS`, or a dict of settings (n_draws, projection, tie_seed, projection_seed, shapley_fits)
+                 scheduler=None, # None: parallel steps on this machine with joblib (`n_jobs`); "local": a Dask LocalCluster; "tcp://host:8786": that Dask scheduler
                 ):
         self.alpha, self.k, self.ci_test, self.reference = alpha, k, ci_test, reference
         self.seed, self.n_jobs, self.verbose, self.ties = seed, n_jobs, verbose, ties
-        self.variant = variant
+        self.variant, self.scheduler = variant, scheduler
 
     @classmethod
     def _param_names(cls): return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
@@ -202,6 +205,27 @@ class GRCI:
         return out
 
 # %% ../nbs/08_grci.ipynb #b0175f8b
+@contextmanager
+def dask_client(
+    scheduler, # None; "local" (start a LocalCluster here); a scheduler address "tcp://host:8786"; or a dask.distributed Client
+    n_jobs:int=1, # workers of a "local" cluster (1 or -1: one per core)
+): # context manager: a Client on the cluster, or None when `scheduler` is None
+    "A Dask client for one fit: connect to (or start) the cluster on entry, close what was opened on exit."
+    if scheduler is None: yield None; return
+    try: from dask.distributed import Client, LocalCluster
+    except ImportError: raise ImportError("scheduler= needs dask.distributed, which is not installed: pip install 'dask[distributed]'") from None
+    if not isinstance(scheduler, str): yield scheduler; return          # a Client made by the caller stays open
+    if scheduler == "local":
+        workers = None if n_jobs in (1, -1) else effective_n_jobs(n_jobs)
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=logging.ERROR) as cluster, Client(cluster, set_as_default=False) as client:
+            yield client
+        return
+    try: client = Client(scheduler, timeout="20s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise OSError(f"cannot reach the Dask scheduler at {scheduler!r}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    with client: yield client
+
 def _check_settings(self:GRCI, n:int):
     "Settings that can only be checked against the data."
     if not (isinstance(self.alpha, (int, float)) and 0 < self.alpha < 1): raise ValueError(f"alpha must lie in (0, 1), got {self.alpha!r}")
@@ -211,6 +235,10 @@ def _check_settings(self:GRCI, n:int):
         raise ValueError(f"n_jobs must be a non-zero integer, got {self.n_jobs!r}")
     resolve_reference(self.reference)
     _variant_settings(_variant(self))
+    s = self.scheduler
+    if not (s is None or (isinstance(s, str) and s) or hasattr(s, "scatter")):
+        raise ValueError(f"scheduler must be None, 'local', a Dask scheduler address like 'tcp://host:8786' or a "
+                         f"dask.distributed Client, got {s!r}")
 
 def _variant(self:GRCI):
     "The variant a fit uses: `variant`, or for None the default (the paper's when `reference` asks for the authors' R code)."
@@ -301,7 +329,7 @@ def _grci_fit(self:GRCI,
     if tie_seed is not None: seed_ties = tie_seed                  # the same jitter at every seed
     if projection_seed is not None: seed_extract = projection_seed  # the same projection draw at every seed
     timings = {}
-    with tqdm(total=4, desc="GRCI", disable=not self.verbose, leave=False) as bar:
+    with dask_client(self.scheduler, self.n_jobs) as client, tqdm(total=4, desc="GRCI", disable=not self.verbose, leave=False) as bar:
         t = time.perf_counter()
         bar.set_postfix_str("normalize")
         X_tb, self.tied_columns_ = break_ties(X_df, self.k, self.ties, seed_ties, stacklevel=3)   # points at the user's fit
@@ -310,7 +338,7 @@ def _grci_fit(self:GRCI,
         bar.set_postfix_str("skeleton")
         level = lambda lv, left: bar.set_postfix_str(f"skeleton: level {lv} done, {left} edges left")
         self.skeleton_ = given or skeleton_stable(Z, alpha=self.alpha, ci_test=self.ci_test, n_jobs=self.n_jobs, verbose=False,
-                                                  progress=level if self.verbose else None)
+                                                  progress=level if self.verbose else None, client=client)
         adj = np.asarray(self.skeleton_.adj, dtype=bool)
         self.adjacency_ = pd.DataFrame(adj, index=Z.columns, columns=Z.columns)
         timings["skeleton"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
@@ -319,6 +347,7 @@ def _grci_fit(self:GRCI,
         self.errors_, self.order_, self.error_model_ = extract_errors(Z, self.adjacency_, seed=seed_extract, k=int(self.k),
                                                                       reference=quirks, return_model=True,
                                                                       progress=sink if self.verbose else None,
+                                                                      n_jobs=self.n_jobs, client=client,
                                                                       **settings)
         margins = self.error_model_.margins
         self.sink_margins_ = pd.Series([margins[i] for i in self.error_model_.order], index=self.order_, name="sink_margin")

@@ -9,8 +9,10 @@ __all__ = ['TOY_DAG_NAMES', 'TOY_DAG_EDGES', 'd_separated', 'ResidualCITest', 'r
            'skeleton_stable', 'skeleton_scores', 'toy_dag_data', 'draw_graph', 'plot_skeleton', 'plot_toy_skeleton']
 
 # %% ../nbs/06_skeleton.ipynb #c968b9ae
+import copy
 import math
 import os
+import threading
 from dataclasses import dataclass
 from itertools import combinations, count
 from numbers import Integral, Real
@@ -182,6 +184,14 @@ def _decide_chunk(token, test, jobs, level, alpha):
     test = _WORKER_TESTS[token]
     return [_decide_edge(test, *job, level, alpha) for job in jobs]
 
+_THREAD_TESTS = threading.local() # on a Dask worker thread: (run token, its own copy of the run's bound test)
+
+def _decide_chunk_dask(token, test, jobs, level, alpha):
+    "Decide a chunk of edges on a Dask worker thread, which keeps its own copy of the scattered test for run `token`."
+    mine = getattr(_THREAD_TESTS, "run", None)
+    if mine is None or mine[0] != token: _THREAD_TESTS.run = mine = (token, copy.deepcopy(test))   # caches are per thread
+    return [_decide_edge(mine[1], *job, level, alpha) for job in jobs]
+
 def _chunks(jobs, level, k):
     "Split `jobs` into at most `k` contiguous chunks of similar worst-case cost."
     cost = np.array([math.comb(len(na), level) + math.comb(len(nb), level) + 1 for _, _, na, nb in jobs], dtype=float)
@@ -189,8 +199,15 @@ def _chunks(jobs, level, k):
     bounds = [0, *sorted(set(int(c) + 1 for c in cuts)), len(jobs)]
     return [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
 
-def _run_level(pool, n_jobs, test, jobs, level, alpha, bar, token=None):
+def _run_level(pool, n_jobs, test, jobs, level, alpha, bar, token=None, cluster=None):
     "Decide every edge of one level; results in the order of `jobs`."
+    if cluster is not None and len(jobs) >= 2:                           # (client, future of the scattered test, threads)
+        client, remote, threads = cluster
+        futures = [client.submit(_decide_chunk_dask, token, remote, jobs[lo:hi], level, alpha, pure=False)
+                   for lo, hi in _chunks(jobs, level, 4 * threads)]
+        out = [r for res in client.gather(futures) for r in res]
+        if bar is not None: bar.update(len(out))
+        return out
     if pool is None or len(jobs) < 2:
         out = []
         for job in jobs:
@@ -214,6 +231,7 @@ def skeleton_stable(
     verbose:bool=False, # progress bar per level and one summary line per level
     conditioners=None, # optional (p, p) bool mask: conditioners[k, x] allows k in the sets of pairs tested from x
     progress=None, # optional callable progress(level, edges_left) after each level
+    client=None, # a dask.distributed Client: each level's edges are decided on its cluster (then `n_jobs` is ignored)
 )->Skeleton:
     "The skeleton phase of PC-stable with pcalg's semantics: order-independent, and parallel within each level."
     A, names = _check_data(X)
@@ -230,16 +248,20 @@ def skeleton_stable(
     G = ~np.eye(p, dtype=bool)
     sepsets, pmax, per_level = {}, np.full((p, p), -np.inf), []
     level, done = 0, False
-    pool = Parallel(n_jobs=n_jobs, return_as="generator") if n_jobs != 1 else None
+    pool = Parallel(n_jobs=n_jobs, return_as="generator") if n_jobs != 1 and client is None else None
     token = (os.getpid(), next(_RUNS))                               # names this run's test inside the workers
     if pool is not None: pool.__enter__()                           # keep the workers across levels
+    cluster = None
+    if client is not None:                                           # the data travels once per worker, not once per task
+        [remote] = client.scatter([test], broadcast=True, hash=False)
+        cluster = (client, remote, max(1, sum(client.nthreads().values())))
     try:
         while not done and G.any() and level <= m_max:
             nbrs = [[k for k in np.flatnonzero(G[x]) if mask[k, x]] for x in range(p)]   # the snapshot
             jobs = [(int(a), int(b), [k for k in nbrs[a] if k != b], [k for k in nbrs[b] if k != a])
                     for a, b in zip(*np.nonzero(np.triu(G, 1)))]
             bar = tqdm(total=len(jobs), desc=f"level {level}", leave=False, delay=2.0) if verbose else None  # shown on long levels
-            results = _run_level(pool, n_jobs, test, jobs, level, alpha, bar, token)
+            results = _run_level(pool, n_jobs, test, jobs, level, alpha, bar, token, cluster)
             if bar is not None: bar.close()
             done, count = True, 0
             for (a, b, _, _), (removed, S, pm, nt, more) in zip(jobs, results):

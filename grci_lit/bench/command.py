@@ -19,6 +19,7 @@ from ..grci import VARIANTS
 from .fits import bench_partial_out, grci_local_accuracy, grci_rbo, grci_time
 from .pairs import DIRECTION_METHODS, bench_pairs, bench_tuebingen, tuebingen_summary
 from .runner import bench_real, bench_synth
+from .scale import bench_pc, bench_scale
 from .skeleton import CL_TESTS, bench_skeleton
 
 # %% ../../nbs/bench/05_command.ipynb #e1276907
@@ -88,6 +89,18 @@ def _fits_parsers(
     g.add_argument("--n-jobs", type=int, default=1, help="time: GRCI's workers (default 1)")
     g.add_argument("--start", type=int, default=0, help="first seed (default 0)")
     _add_out(g, "grci_<what>")
+    c = bs.add_parser("scale", help="each stage's seconds and peak memory per (n, p); skeleton vs causal-learn's rcit",
+                      description="GRCI().fit on sample_dag(p + 1, n) per (n, p), a fresh process each: seconds of the "
+                      "skeleton, Extract-Errors and the Shapley model, and peak memory; then Skeleton-Stable beside "
+                      "causal-learn's PC-stable with rcit on the same data (seconds ratio, recall, precision).")
+    c.add_argument("--n", type=int, nargs="+", default=[2_000, 8_000, 32_000, 100_000],
+                   help="rows (default 2000 8000 32000 100000)")
+    c.add_argument("--p", type=int, nargs="+", default=[20], help="columns of X; every (n, p) is run (default 20)")
+    c.add_argument("--seed", type=int, default=0, help="data and GRCI seed (default 0)")
+    c.add_argument("--pc-p", type=int, default=30, help="columns of X in the causal-learn comparison (default 30)")
+    c.add_argument("--pc-n", type=int, default=2_000, help="rows in the causal-learn comparison (default 2000)")
+    c.add_argument("--no-causallearn", action="store_true", help="skip the causal-learn comparison")
+    _add_out(c, "scale, scale_pc")
 
 # %% ../../nbs/bench/05_command.ipynb #3d6e2bcd
 def _grid_parsers(
@@ -172,8 +185,15 @@ def _grid(a):
     else: res = bench_real(tuple(a.datasets), a.bootstraps, seed=a.seed, **common)
     _save(res, a.out, f"{a.benchmark}_results")
 
+def _scale(a):
+    if min(a.n + a.p + [a.pc_p, a.pc_n]) < 2: raise CLIError(f"--n, --p, --pc-p and --pc-n must be >= 2")
+    _save(bench_scale(tuple(a.n), tuple(a.p), a.seed, pc_point=None)["stages"], a.out, "scale")   # saved before the long part
+    if not a.no_causallearn:
+        pc = bench_pc(a.pc_p, a.pc_n, a.seed)
+        if pc is not None: _save(pc, a.out, "scale_pc")
+
 _COMMANDS = {"pairs": _pairs, "tuebingen": _tuebingen, "skeleton": _skeleton, "partial-out": _partial_out, "grci": _grci,
-             "synth": _grid, "real": _grid}
+             "synth": _grid, "real": _grid, "scale": _scale}
 
 # %% ../../nbs/bench/05_command.ipynb #9d19c11f
 def main(
