@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from . import __version__
 from .datasets import load_pbc, pbc_truth
-from .grci import GRCI, VARIANTS, SeedStability, fit_seeds
+from .grci import DEFAULT_VARIANT, GRCI, VARIANTS, SeedStability, fit_seeds
 
 # %% ../nbs/11_cli.ipynb #a13e1001
 import base64
@@ -415,8 +415,8 @@ def build_parser()->argparse.ArgumentParser:
     r.add_argument("--alpha", type=float, default=0.1, help="significance level of the skeleton's CI tests (default 0.1)")
     r.add_argument("--ci-test", default="mars", choices=list(CI_TESTS),
                    help="conditional-independence test of the skeleton (default mars)")
-    r.add_argument("--variant", default="paper", choices=list(VARIANTS),
-                   help="the paper's algorithm (default) or a variant of it (chapter 13, Beyond the paper)")
+    r.add_argument("--variant", default=None, choices=list(VARIANTS),
+                   help=f"GRCI's variant (default {DEFAULT_VARIANT}, or paper with --reference; chapter 13, Beyond the paper)")
     r.add_argument("--k", type=int, default=10, help="neighbours of the mutual-information estimator (default 10)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.add_argument("--skeleton", default=None, metavar="CSV",

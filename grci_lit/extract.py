@@ -6,7 +6,8 @@ Docs: https://grci-lit.github.io/grci_lit/extract_errors.html.md"""
 
 # %% auto #0
 __all__ = ['TOY_HNM_EDGES', 'subsample_rows', 'sink_score', 'find_sink', 'AveragedPartialOut', 'ExtractStep', 'extract_steps',
-           'ErrorModel', 'extract_errors', 'toy_hnm', 'Direction', 'causal_direction', 'plot_extract_step']
+           'ErrorModel', 'sink_margin', 'extract_errors', 'toy_hnm', 'Direction', 'causal_direction',
+           'plot_extract_step']
 
 # %% ../nbs/04_extract_errors.ipynb #b5701e59
 from dataclasses import dataclass
@@ -206,6 +207,7 @@ class ErrorModel:
     neighbours: dict     # variable -> tuple of neighbour indices used by its Partial-Out (empty: error = value)
     models: dict         # variable -> fitted Partial-Out model, or None
     columns: object = None  # the training DataFrame's columns, if any
+    margins: dict = None    # variable -> `sink_margin` of Find-Sink's choice when it was removed
 
     def transform(self,
                   X, # n' x p new rows (array or DataFrame), normalised with the *training* statistics
@@ -224,6 +226,17 @@ class ErrorModel:
         return E if cols is None else pd.DataFrame(E, columns=cols, index=idx)
 
 # %% ../nbs/04_extract_errors.ipynb #d4583b6d
+def sink_margin(
+    scores, # the step's length-p scores (`ExtractStep.scores`: NaN for variables removed before)
+    sink:int, # the variable chosen
+)->float: # runner-up's score minus the sink's; inf if the sink had no neighbours left, NaN if it was the last
+    "How close Find-Sink's choice was: a small margin means another draw of the data could have swapped the two."
+    s = np.asarray(scores, dtype=float)
+    others = np.delete(s, sink); others = others[~np.isnan(others)]
+    if others.size == 0: return float("nan")
+    if s[sink] == -np.inf: return float("inf")          # no neighbours: its error is its value whatever the order
+    return float(others.min() - s[sink])
+
 def extract_errors(
     X, # n x p data (array or DataFrame), normalised as GRCI does
     skeleton, # p x p symmetric bool adjacency (array, or DataFrame indexed by X's columns)
@@ -241,14 +254,15 @@ def extract_errors(
     "Extract-Errors (Algorithm 3): every error term of an HNM, given the data and a skeleton."
     A, cols, idx = _as_data(X)
     if isinstance(skeleton, pd.DataFrame) and cols is not None: _check_skeleton(skeleton, A.shape[1], cols)
-    E = np.empty_like(A); order, nbs, models = [], {}, {}
+    E = np.empty_like(A); order, nbs, models, margins = [], {}, {}, {}
     for st in extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws, projection, n_jobs, client, max_rows):
         E[:, st.sink] = st.error
         order.append(st.sink); nbs[st.sink] = st.neighbours; models[st.sink] = st.model
+        margins[st.sink] = sink_margin(st.scores, st.sink)
         if progress is not None: progress(len(order), st.sink if cols is None else cols[st.sink])
     errors = E if cols is None else pd.DataFrame(E, columns=cols, index=idx)
     named = order if cols is None else [cols[i] for i in order]
-    if return_model: return errors, named, ErrorModel(order, nbs, models, cols)
+    if return_model: return errors, named, ErrorModel(order, nbs, models, cols, margins)
     return errors, named
 
 # %% ../nbs/04_extract_errors.ipynb #463615ff

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..baselines import METHODS
 from ..ci_tests import CI_TESTS
 from ..cli import CLIError
+from ..grci import VARIANTS
 from .fits import bench_partial_out, grci_local_accuracy, grci_rbo, grci_time
 from .pairs import DIRECTION_METHODS, bench_pairs, bench_tuebingen, tuebingen_summary
 from .runner import bench_real, bench_synth
@@ -83,6 +84,7 @@ def _fits_parsers(
     g.add_argument("--seeds", type=int, default=30, help="rbo: number of seeds (default 30)")
     g.add_argument("--n-truth", type=int, default=50_000, help="rbo: rows the truth is fitted on (default 50000)")
     g.add_argument("--reference", action="store_true", help="rbo: the authors' R behaviour (all quirks)")
+    g.add_argument("--variant", choices=list(VARIANTS), default="paper", help="rbo: GRCI's variant (default paper)")
     g.add_argument("--repeats", type=int, default=3, help="time: fits (default 3)")
     g.add_argument("--n-jobs", type=int, default=1, help="time: GRCI's workers (default 1)")
     g.add_argument("--start", type=int, default=0, help="first seed (default 0)")
@@ -129,6 +131,8 @@ def _grid_parsers(
         q.add_argument("--backend", choices=["joblib", "dask"], default="joblib", help="where the jobs run (default joblib)")
         q.add_argument("--scheduler", default=None, metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
         q.add_argument("--reference", action="store_true", help="the authors' R behaviour (all quirks)")
+        q.add_argument("--variant", nargs="+", choices=list(VARIANTS), default=["paper"],
+                       help="GRCI's variants (default: paper); each other one adds a GRCI column, run with the methods that reuse GRCI's steps")
         q.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 # %% ../../nbs/bench/05_command.ipynb #cc12b181
@@ -167,7 +171,7 @@ def _partial_out(a): _save(bench_partial_out([int(n) for n in a.sizes], a.reps, 
 def _grci(a):
     p = a.p or {"rbo": 10, "time": 50, "accuracy": 11}[a.what]
     n = a.n or {"rbo": 1000, "time": 2000, "accuracy": 1000}[a.what]
-    if a.what == "rbo": res = grci_rbo(a.seeds, p, n, a.n_truth, a.start, a.reference)
+    if a.what == "rbo": res = grci_rbo(a.seeds, p, n, a.n_truth, a.start, a.reference, variant=a.variant)
     elif a.what == "time": res = grci_time(p, n, a.repeats, a.start, a.n_jobs)
     else: res = grci_local_accuracy(n, p, a.start)
     _save(res, a.out, f"grci_{a.what}")
@@ -175,7 +179,7 @@ def _grci(a):
 def _grid(a):
     if a.backend == "dask" and not a.scheduler: raise CLIError("--backend dask needs --scheduler ADDRESS")
     common = dict(out=a.out, methods=a.methods, n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler,
-                  reference=a.reference, progress=not a.no_progress)
+                  reference=a.reference, progress=not a.no_progress, variants=tuple(a.variant))
     if a.benchmark == "synth":
         res = bench_synth(tuple(a.p), tuple(a.n), a.reps, n_truth=a.n_truth, pnl=a.pnl, start=a.start, **common)
     else: res = bench_real(tuple(a.datasets), a.bootstraps, seed=a.seed, **common)

@@ -95,6 +95,7 @@ def grci_rbo(
     start:int=0, # first seed
     reference=False, # False (paper), True or quirk names
     verbose:bool=True, # print one line per seed and the summary
+    variant:str="paper", # GRCI's variant (a name of `grci.VARIANTS`)
 )->pd.DataFrame: # one row per seed: rbo_grci, rbo_raw, patients, fit_s, total_s
     "Equation (9)'s RBO of GRCI and of raw-X TreeSHAP on the paper's synthetic design, one row per seed."
     rows = []
@@ -104,7 +105,7 @@ def grci_rbo(
         sample = full.head(n)
         truth = ground_truth_shapley(full, n_truth=n_truth, n_eval=n, seed=seed, reference=reference)
         sick = sample.D == 1
-        g = GRCI(seed=seed, verbose=False, reference=reference).fit(sample.X, sample.D)
+        g = GRCI(seed=seed, verbose=False, reference=reference, variant=variant).fit(sample.X, sample.D)
         r_grci = rbo_shapley(truth, g.shap_.to_numpy(), patients=sick)
         r_raw = rbo_shapley(truth, raw_shapley(sample.X, sample.D, seed=seed, reference=reference), patients=sick)
         rows.append(dict(seed=seed, rbo_grci=r_grci, rbo_raw=r_raw, patients=int(sick.sum()),
@@ -114,7 +115,7 @@ def grci_rbo(
     if verbose:
         d = res.rbo_grci - res.rbo_raw
         se = lambda v: v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan
-        print(f"GRCI RBO, p={p} n={n} n_truth={n_truth} reference={reference}, {len(res)} seeds")
+        print(f"GRCI RBO, p={p} n={n} n_truth={n_truth} reference={reference} variant={variant}, {len(res)} seeds")
         print(res.round(3).to_string())
         print(f"mean RBO GRCI {res.rbo_grci.mean():.3f} (se {se(res.rbo_grci):.3f}); raw-X TreeSHAP {res.rbo_raw.mean():.3f}; "
               f"GRCI - raw {d.mean():+.3f} (se {se(d):.3f}, GRCI better on {(d > 0).sum()}/{len(d)} seeds)")

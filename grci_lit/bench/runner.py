@@ -21,6 +21,7 @@ import pandas as pd
 # %% ../../nbs/bench/04_runner.ipynb #e7048c8b
 from ..baselines import METHODS, run_methods
 from ..datasets import load_pbc, load_pima, pbc_truth, pima_truth
+from ..grci import VARIANTS
 from ..hnm import resolve_reference
 from ..metrics import error_mse, ground_truth_shapley, rbo_ranking, rbo_shapley
 from ..simulate import sample_dag
@@ -43,6 +44,22 @@ def _check_methods(methods):
 def _result_spec(job, method):
     return {**{k: v for k, v in job.items() if k != "methods"}, "method": method}
 
+def _variant_field(variant):
+    "The spec's variant field: none for the paper's (so results stored before variants existed keep their names)."
+    if variant not in VARIANTS: raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    return {} if variant == "paper" else {"variant": variant}
+
+def _variant_methods(methods, variant):
+    "The methods a variant changes: all for the paper's; for another, GRCI and the methods that reuse its steps."
+    if variant == "paper": return methods
+    kept = [m for m in methods if m == "grci" or "grci" in METHODS[m].beside]
+    if not kept: raise ValueError(f"variant {variant!r} changes only GRCI and the methods run beside it; none of {methods} is one")
+    return kept
+
+def _grci_kw(job):
+    "GRCI's settings in a job: its variant, named explicitly (the paper's when the spec has none)."
+    return {"variant": job.get("variant", "paper")}
+
 def _run_names(methods):
     "The methods run_methods runs: those asked for and the ones they run beside (CO and MS reuse GRCI's steps)."
     need = set(methods) | {b for m in methods for b in METHODS[m].beside}
@@ -58,12 +75,13 @@ def synth_jobs(
     pnl:bool=False, # post-nonlinear DAGs (the supplement's Table 2) instead of HNM
     start:int=0, # first seed
     reference=False, # False (paper), True or quirk names, passed to the methods and the truth
+    variant:str="paper", # GRCI's variant (a name of `grci.VARIANTS`); the methods that do not use GRCI are dropped for others
 )->list: # job specs, one per data set
     "The synthetic root-cause grid of Section 5.2.1 as a list of job specs."
-    methods = _check_methods(methods)
+    methods = _variant_methods(_check_methods(methods), variant)
     ref = sorted(resolve_reference(reference))
     return [dict(kind="synth", p=int(p), n=int(n), seed=int(s), n_truth=int(n_truth), pnl=bool(pnl), reference=ref,
-                 methods=methods) for p in ps for n in ns for s in range(start, start + reps)]
+                 methods=methods, **_variant_field(variant)) for p in ps for n in ns for s in range(start, start + reps)]
 
 # %% ../../nbs/bench/04_runner.ipynb #433017af
 def real_jobs(
@@ -73,13 +91,14 @@ def real_jobs(
     seed:int=0, # bootstrap b uses the stream [seed, b]
     start:int=0, # first bootstrap index
     reference=False, # False (paper), True or quirk names (also "pima_zscore" for the Pima truth)
+    variant:str="paper", # GRCI's variant (a name of `grci.VARIANTS`); the methods that do not use GRCI are dropped for others
 )->list: # job specs, one per bootstrap
     "The real-data bootstraps of Section 5.2.2 as a list of job specs."
-    methods = _check_methods(methods)
+    methods = _variant_methods(_check_methods(methods), variant)
     bad = [d for d in datasets if d not in ("pbc", "pima")]
     if bad: raise ValueError(f"unknown data set(s) {bad}; choose 'pbc' and/or 'pima'")
     ref = sorted(resolve_reference(reference))
-    return [dict(kind="real", dataset=d, bootstrap=int(b), seed=int(seed), reference=ref, methods=methods)
+    return [dict(kind="real", dataset=d, bootstrap=int(b), seed=int(seed), reference=ref, methods=methods, **_variant_field(variant))
             for d in datasets for b in range(start, start + bootstraps)]
 
 # %% ../../nbs/bench/04_runner.ipynb #9bd1d490
@@ -93,7 +112,7 @@ def run_synth_job(
     truth = ground_truth_shapley(full, n_truth=job["n_truth"], n_eval=job["n"], seed=job["seed"], reference=ref)
     sick = sample.D == 1
     anc = np.asarray(sample.ancestors_D, dtype=int)
-    res = run_methods(_run_names(job["methods"]), sample.X, sample.D, seed=job["seed"], reference=ref)
+    res = run_methods(_run_names(job["methods"]), sample.X, sample.D, seed=job["seed"], reference=ref, grci_kw=_grci_kw(job))
     rows = []
     for m in job["methods"]:
         r = res[m]
@@ -124,7 +143,7 @@ def run_real_job(
     if job["dataset"] == "pbc": truth, depth = pbc_truth(Xb), 2
     else: truth, depth = pima_truth(Xb, reference=ref, seed=rng), 8
     Z = (Xb - Xb.mean()) / Xb.std(ddof=1)
-    res = run_methods(_run_names(job["methods"]), Z, Db, seed=rng, reference=ref)
+    res = run_methods(_run_names(job["methods"]), Z, Db, seed=rng, reference=ref, grci_kw=_grci_kw(job))
     sick = Db.to_numpy() == 1
     rows = []
     for m in job["methods"]:
@@ -144,7 +163,7 @@ def run_job(
         return run_synth_job(job) if job["kind"] == "synth" else run_real_job(job)
 
 # %% ../../nbs/bench/04_runner.ipynb #5bcaf919
-_SPEC_FIELDS = {"kind", "p", "n", "seed", "n_truth", "pnl", "reference", "method", "dataset", "bootstrap"}
+_SPEC_FIELDS = {"kind", "p", "n", "seed", "n_truth", "pnl", "reference", "method", "dataset", "bootstrap", "variant"}
 
 def _path(out, spec): return Path(out) / spec["kind"] / f"{job_key(spec)}.json"
 
@@ -219,13 +238,16 @@ def summarize(
     value:str="rbo", # "rbo", "mse" or "seconds"
     by=None, # grouping columns (default: p, n for synth; dataset for real)
 )->pd.DataFrame: # mean per group (rows) and method (columns, the paper's labels), and the count of results
-    "Mean of one metric per grid cell and method, laid out like the paper's tables."
+    "Mean of one metric per grid cell and method, laid out like the paper's tables; a variant of GRCI gets its own column."
     if results.empty: raise ValueError("no results to summarize")
     by = by or (["p", "n"] if results["kind"].iloc[0] == "synth" else ["dataset"])
-    tab = results.pivot_table(index=by, columns="method", values=value, aggfunc="mean")
-    tab = tab[[m for m in METHODS if m in tab.columns]].rename(columns={m: METHODS[m].label for m in METHODS})
+    variant = results["variant"].fillna("paper") if "variant" in results else pd.Series("paper", index=results.index)
+    label = results["method"].map(lambda m: METHODS[m].label) + np.where(variant == "paper", "", " (" + variant + ")")
+    tab = results.assign(column=label).pivot_table(index=by, columns="column", values=value, aggfunc="mean")
+    first = {METHODS[m].label: k for k, m in enumerate(METHODS)}
+    tab = tab[sorted(tab.columns, key=lambda c: (first[c.split(" (")[0]], c))]   # the registry's order, variants after
     tab.columns.name = None
-    tab["results"] = results.groupby(by).size() // results["method"].nunique()
+    tab["results"] = results.groupby(by).size() // label.nunique()
     return tab
 
 # %% ../../nbs/bench/04_runner.ipynb #06713934
@@ -254,9 +276,11 @@ def bench_synth(
     reference=False, # False (paper), True or quirk names
     progress:bool=True, # tqdm bar
     verbose:bool=True, # print the tables beside the paper's
+    variants=("paper",), # GRCI's variants (names of `grci.VARIANTS`): each other than "paper" adds a GRCI column
 )->pd.DataFrame: # all results, one row per (data set, method)
     "The synthetic root-cause grid (Tables 1 and 2): run what is not on disk, print mean RBO, MSE, seconds."
-    jobs = synth_jobs(ps, ns, reps, methods, n_truth, pnl, start, reference)
+    variants = [variants] if isinstance(variants, str) else list(variants)
+    jobs = [j for v in variants for j in synth_jobs(ps, ns, reps, methods, n_truth, pnl, start, reference, variant=v)]
     res = run_experiment(jobs, out, n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress)
     if verbose and len(res):
         papers = (PAPER_PNL_RBO, PAPER_PNL_MSE, PAPER_PNL_SECONDS) if pnl else (PAPER_RBO, PAPER_MSE, PAPER_SECONDS)
@@ -280,9 +304,11 @@ def bench_real(
     reference=False, # False (paper), True or quirk names
     progress:bool=True, # tqdm bar
     verbose:bool=True, # print mean RBO and seconds
+    variants=("paper",), # GRCI's variants (names of `grci.VARIANTS`): each other than "paper" adds a GRCI column
 )->pd.DataFrame: # all results, one row per (bootstrap, method)
     "PBC and Pima bootstraps (Section 5.2.2): run what is not on disk, print the mean modified RBO and seconds."
-    jobs = real_jobs(datasets, bootstraps, methods, seed, 0, reference)
+    variants = [variants] if isinstance(variants, str) else list(variants)
+    jobs = [j for v in variants for j in real_jobs(datasets, bootstraps, methods, seed, 0, reference, variant=v)]
     res = run_experiment(jobs, out, n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress)
     if verbose and len(res):
         print(f"\nmean modified RBO over the patients with D = 1 ({bootstraps} bootstraps):")
