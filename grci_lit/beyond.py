@@ -101,6 +101,7 @@ def simulated_seed(
         out[r] = dict(rbo=rbo_shapley(truth, shap.to_numpy(), patients=sample.D == 1), seconds=seconds + skeleton_s)
     return out
 
+# %% ../nbs/13_beyond_the_paper.ipynb #1f598d7d
 def measure(
     kind:str, # "pbc" (then pass X and D) or "simulated" (then pass p and n)
     seeds=20, # seeds 0 .. seeds-1, or a list of seeds

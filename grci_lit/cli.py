@@ -76,6 +76,7 @@ def _warn_id_columns(X, index_col):
             warnings.warn(f"column {c!r} looks like patient ids (distinct integers): pass --index-col {c} to use it as "
                           f"the id, or --exclude {c}; it is used as a variable now", UserWarning, stacklevel=3)
 
+# %% ../nbs/11_cli.ipynb #1c8c08e5
 def read_table(
     path, # CSV file: one row per patient, a header row
     target:str, # name of the diagnosis column (D): 0/1, or two values with `positive` naming the disease
@@ -130,6 +131,7 @@ def read_table(
     _warn_id_columns(X, index_col)
     return X, D, dropped
 
+# %% ../nbs/11_cli.ipynb #b7713333
 def read_skeleton(
     path, # CSV: a header of variable names, the same names in the first column, 0/1 (or True/False) entries
 )->pd.DataFrame: # the adjacency, checked against X's columns later by `GRCI.fit`
@@ -190,6 +192,7 @@ def summary_beeswarm(
                          title=f"{int(sick.sum())} patients with {label}: Shapley values for the log-odds of {label}",
                          color_bar_label="error term (normalised)")
 
+# %% ../nbs/11_cli.ipynb #3a14e999
 def run_grci(
     X:pd.DataFrame, # variables, one row per patient
     D:pd.Series, # diagnosis: 0/1, or two values with `positive` naming the disease
@@ -259,7 +262,6 @@ def run_grci(
         (out / "report.html").write_text(html_text, encoding="utf-8")
     return g, stability
 
-
 # %% ../nbs/11_cli.ipynb #a13e1002
 _CSS = """body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
@@ -310,6 +312,7 @@ def _graph_png(g:GRCI)->bytes:
     ax.set_xlim(-1.75, 1.75); ax.set_ylim(-1.75, 1.75); ax.set_aspect("equal"); ax.axis("off"); ax.set_title(title, fontsize=10)
     return _png(fig, dpi=90)
 
+# %% ../nbs/11_cli.ipynb #b10afb85
 def report_html(
     g:GRCI, # the fitted GRCI
     X:pd.DataFrame, # the variables it was fitted on
@@ -375,7 +378,6 @@ def report_html(
               f"<script>{_SEARCH_JS}</script>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>GRCI report</title>"
             f"<style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
-
 
 # %% ../nbs/11_cli.ipynb #718aaf53
 def add_bench_parser(
@@ -487,6 +489,7 @@ def _stability_line(
     return (f"over {len(st.seeds)} seeds: agreement {st.agreement:.2f}, {verdict}; top root cause of the patients with "
             f"{target if '=' in target else target + '=1'}, mean share (lowest-highest per fit): {tops}")
 
+# %% ../nbs/11_cli.ipynb #de2162a5
 def command_demo(args)->int:
     "`grci-lit demo`: GRCI on the shipped PBC data."
     t = time.perf_counter()

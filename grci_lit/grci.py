@@ -255,6 +255,7 @@ def _variant(self:GRCI):
 
 _FIT_KEYS = ("tie_seed", "projection_seed", "shapley_fits")   # variant settings `fit` reads itself; every other key goes to Extract-Errors
 
+# %% ../nbs/08_grci.ipynb #24f1a9bd
 def _variant_settings(variant)->dict:
     "Settings of a variant (a copy): its entry in `VARIANTS`, or a dict of settings given directly (for experiments)."
     if isinstance(variant, dict):
@@ -307,6 +308,7 @@ def _shapley(model, E, return_base:bool=False):
     if isinstance(model, AveragedShapleyModel): return model.shapley_values(E, return_base)
     return shapley_values(model, E, return_base=return_base)
 
+# %% ../nbs/08_grci.ipynb #6519c389
 def _given_skeleton(
     skeleton, # a `Skeleton`, or a p x p symmetric boolean adjacency (array, or DataFrame labelled with X's columns)
     columns, # X's column names, in order
@@ -324,6 +326,7 @@ def _given_skeleton(
     A = _check_skeleton(skeleton, p, pd.Index(names))   # shape, 0/1, symmetry, no self-loops (chapter extract_errors)
     return Skeleton(adj=A, sepsets={}, pvalues=np.full((p, p), np.nan), tests_per_level=(), names=names, alpha=float("nan"))
 
+# %% ../nbs/08_grci.ipynb #506c4aca
 @_attach(GRCI, "fit")
 def _grci_fit(self:GRCI,
         X, # n x p data (DataFrame or array; arrays get columns X0..X{p-1})
@@ -626,6 +629,7 @@ class SeedStability:
         ax.set_title(f"{len(self.seeds)} seeds, agreement {self.agreement:.2f}"); ax.legend(loc="lower right", fontsize=8)
         return ax
 
+# %% ../nbs/08_grci.ipynb #288aa426
 def fit_seeds(
     X, # n x p data, as for `GRCI.fit`
     D, # n binary diagnoses
