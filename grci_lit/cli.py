@@ -507,8 +507,14 @@ def command_demo(args)->int:
         causes = ", ".join(g.root_causes(int(i), top=3)) or "(none)"
         print(f"  patient {pid:>4}: bili {X['bili'].iloc[i]:4.1f} mg/dL, age {X['age'].iloc[i]:4.1f}  ->  "
               f"{causes:32s} truth: {', '.join(truth.iloc[i])}")
-    print(f"(one fit, seed {args.seed}. On these 258 patients the order Extract-Errors finds, and with it the top root cause,\n"
-          " moves with the seed between bili and copper: see fit_seeds in the grci chapter, or grci-lit run --seeds N.)")
+    if g.variant_ == "paper":
+        print(f"(one fit, seed {args.seed}. On these 258 patients the order Extract-Errors finds, and with it the top root cause,\n"
+              " moves with the seed between bili and copper: see fit_seeds in the grci chapter, or grci-lit run --seeds N.)")
+    else:
+        close = [str(v) for v, m in g.sink_margins_.items() if m < 0.002]   # NaN and inf compare False
+        print(f"(one fit, seed {args.seed}, variant {g.variant_!r}: the same order at every seed. Reproducible is not certain:\n"
+              f" Find-Sink chose {', '.join(close) or 'no variable'} by a score margin under 0.002 (sink_margins_); the paper's\n"
+              " algorithm, GRCI(variant='paper'), moves with the seed between bili and copper: chapter beyond_the_paper.)")
     return 0
 
 def _warn(caught):
