@@ -20,7 +20,7 @@ import pandas as pd
 
 from .extract import AveragedPartialOut, extract_errors, extract_steps, find_sink, sink_margin, sink_score, toy_hnm
 from .grci import DEFAULT_VARIANT, GRCI, VARIANTS, TiedValuesWarning, _top_labels, break_ties, fit_seeds, mad_normalize, top1_agreement
-from .metrics import ground_truth_shapley, rbo_shapley
+from .metrics import ground_truth_shapley, rbo_shapley, t_ci
 from .partial_out import dirichlet_weights
 from .shapley import fit_classifier, shapley_values
 from .simulate import sample_dag
@@ -122,12 +122,6 @@ def measure(
     return pd.DataFrame(rows)
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000019
-def _t95(d):
-    "Half-width of the 95% Student-t interval of the mean of `d`."
-    from scipy.stats import t
-    d = np.asarray(d, dtype=float)
-    return float(t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else np.nan
-
 def paired_summary(
     results:pd.DataFrame, # `measure("simulated", ...)`'s rows
     baseline:str="paper", # the remedy every other is paired against
@@ -139,8 +133,8 @@ def paired_summary(
     out = []
     for r in rbo.columns:
         d = (rbo[r] - rbo[baseline]).dropna()
-        out.append(dict(remedy=r, seeds=len(d), rbo=rbo[r].mean(), diff=d.mean(), ci_low=d.mean() - _t95(d),
-                        ci_high=d.mean() + _t95(d), wins=f"{int((d > 0).sum())}/{int((d < 0).sum())}",
+        out.append(dict(remedy=r, seeds=len(d), rbo=rbo[r].mean(), diff=d.mean(), ci_low=d.mean() - t_ci(d)[1],
+                        ci_high=d.mean() + t_ci(d)[1], wins=f"{int((d > 0).sum())}/{int((d < 0).sum())}",
                         seconds_ratio=float((sec[r] / sec[baseline]).median())))
     order = [r for r in REMEDIES if r in rbo.columns]
     return pd.DataFrame(out).set_index("remedy").loc[order]

@@ -6,7 +6,7 @@ Docs: https://grci-lit.github.io/grci_lit/metrics.html.md"""
 
 # %% auto #0
 __all__ = ['ground_truth_shapley', 'align_scores', 'rbo_overlap', 'rbo_per_patient', 'rbo_shapley', 'rbo', 'error_mse',
-           'rbo_ranking', 'raw_shapley', 'plot_rbo']
+           'rbo_ranking', 'raw_shapley', 't_ci', 'plot_rbo']
 
 # %% ../nbs/09_metrics.ipynb #ee3d1490
 import numpy as np
@@ -294,6 +294,16 @@ def raw_shapley(
     "Baseline without error extraction: XGBoost of D on the observed X (GRCI's CV), TreeSHAP on the same rows."
     model = fit_classifier(X, D, seed=seed, reference=reference, n_jobs=n_jobs)
     return np.asarray(shapley_values(model, np.asarray(X, dtype=np.float64)), dtype=np.float64)
+
+# %% ../nbs/09_metrics.ipynb #a8b3154c
+def t_ci(
+    x, # a sample (list, array or Series); NaNs are dropped
+)->tuple: # (mean, half width of the 95 % t-interval, values used); the width is NaN with fewer than 2 values
+    "Mean and 95 % t-interval half width of a sample (NaNs dropped)."
+    from scipy.stats import t
+    x = np.asarray(x, dtype=float); x = x[~np.isnan(x)]
+    if len(x) < 2: return (x.mean() if len(x) else np.nan), np.nan, len(x)
+    return x.mean(), t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)), len(x)
 
 # %% ../nbs/09_metrics.ipynb #641f64be
 def plot_rbo(

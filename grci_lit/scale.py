@@ -48,8 +48,8 @@ def fit_record(
     sc = skeleton_scores(g.skeleton_, s.adj)
     return dict(label=label, p=int(p), n=int(n), seed=int(seed), seconds=total, cpu_s=cpu,
                 **{f"{k}_s": float(v) for k, v in g.timings_.items()}, n_tests=int(g.skeleton_.n_tests),
-                edges=int(g.skeleton_.n_edges), recall=float(sc["recall"]), precision=float(sc["precision"]),
-                load=float(os.getloadavg()[0]))
+                edges=int(g.skeleton_.n_edges), true_edges=int(sc["n_true"]), recall=float(sc["recall"]),
+                precision=float(sc["precision"]), load=float(os.getloadavg()[0]))
 
 def _record_with_memory(args):
     "In the child process: `fit_record` and the process's peak resident memory in MB."

@@ -21,6 +21,7 @@ import pandas as pd
 
 # %% ../../nbs/bench/07_scale.ipynb #04cba1b8
 from ..grci import GRCI, mad_normalize
+from ..scale import fit_record
 from ..simulate import sample_dag
 from ..skeleton import skeleton_scores, skeleton_stable
 from .fits import _child_env
@@ -32,19 +33,12 @@ def measure_scale_point(
     n:int, # rows
     seed:int, # data and GRCI seed
 )->dict: # seconds per stage, total wall / CPU seconds, peak RSS in MB, skeleton size, recall and precision
-    "Fit GRCI() once on sample_dag(p + 1, n, seed) and measure each stage's seconds and the peak memory."
-    s = sample_dag(p + 1, n, seed=seed)
-    ru = resource.getrusage(resource.RUSAGE_SELF); cpu0 = ru.ru_utime + ru.ru_stime
-    t = time.perf_counter()
-    g = GRCI(seed=seed, verbose=False).fit(s.X, s.D)
-    wall = time.perf_counter() - t
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    sc = skeleton_scores(g.skeleton_, s.adj)
-    tm = g.timings_
-    return dict(p=p, n=n, seed=seed, skeleton_s=tm["skeleton"], extract_errors_s=tm["extract"], shapley_s=tm["shapley"],
-                total_s=wall, cpu_s=ru.ru_utime + ru.ru_stime - cpu0, peak_mb=ru.ru_maxrss / 1024,
-                edges=sc["n_found"], true_edges=sc["n_true"], n_tests=int(g.skeleton_.n_tests),
-                recall=sc["recall"], precision=sc["precision"], load=os.getloadavg()[0])
+    "The library's `fit_record` of GRCI() on sample_dag(p + 1, n, seed), in this table's columns, with the peak memory."
+    r = fit_record(p, n, seed)
+    return dict(p=p, n=n, seed=seed, skeleton_s=r["skeleton_s"], extract_errors_s=r["extract_s"], shapley_s=r["shapley_s"],
+                total_s=r["seconds"], cpu_s=r["cpu_s"], peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                edges=r["edges"], true_edges=r["true_edges"], n_tests=r["n_tests"], recall=r["recall"],
+                precision=r["precision"], load=r["load"])
 
 # %% ../../nbs/bench/07_scale.ipynb #117d3d58
 def measure_pc_point(
