@@ -64,8 +64,9 @@ def main(argv=None):
             for name, path in versions.items(): runs[name].append(run_once(path, p, n, a.seed, a.stage))
         med = {k: (statistics.median(r["cpu"] for r in v), statistics.median(r["wall"] for r in v)) for k, v in runs.items()}
         for name in versions:
+            cpus = ", ".join(f"{r['cpu']:.2f}" for r in runs[name])
             print(f"p = {p}, n = {n}, {a.stage}, {name:>6}: median CPU {med[name][0]:6.2f} s, median wall {med[name][1]:6.2f} s "
-                  f"(runs CPU {', '.join(f'{r['cpu']:.2f}' for r in runs[name])}; {runs[name][0]['package']})")
+                  f"(runs CPU {cpus}; {runs[name][0]['package']})", flush=True)
         if "before" in med:
             print(f"p = {p}, n = {n}: before / after = {med['before'][0] / med['after'][0]:.2f} (CPU), "
                   f"{med['before'][1] / med['after'][1]:.2f} (wall); load average {os.getloadavg()[0]:.1f}")
