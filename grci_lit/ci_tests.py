@@ -186,8 +186,19 @@ def _eval_terms(terms, z):
 
 def _suffix_at2(a_sorted, pos):
     "Sums over the sorted cases strictly after each position in `pos`, along the last axis of a 3-D array."
-    cs = np.cumsum(a_sorted, axis=-1)
-    return cs[..., -1:] - cs[..., pos]
+    K = pos.size
+    if K < 3 or pos[-1] - pos[0] != (pos[1] - pos[0]) * (K - 1):       # not an evenly spaced grid: one running sum
+        cs = np.cumsum(a_sorted, axis=-1)
+        return cs[..., -1:] - cs[..., pos]
+    s = int(pos[1] - pos[0])                                          # earth's grid: a knot every s cases
+    blocks = a_sorted[..., pos[0] + 1:pos[-1] + 1].reshape(*a_sorted.shape[:-1], K - 1, s)
+    seg = blocks[..., 0].copy()                                      # the sum of each block between two knots
+    for j in range(1, s): seg += blocks[..., j]
+    out = np.empty(a_sorted.shape[:-1] + (K,))
+    out[..., -1] = a_sorted[..., pos[-1] + 1:].sum(-1)               # above the last knot
+    out[..., :-1] = np.cumsum(seg[..., ::-1], axis=-1)[..., ::-1]     # a running sum over K blocks, not n cases
+    out[..., :-1] += out[..., -1:]
+    return out
 
 def _suffix_at(a_sorted, pos):
     "Sums over the sorted cases strictly after each position in `pos` (along axis 1)."
