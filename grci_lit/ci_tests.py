@@ -77,6 +77,16 @@ def _det(a): return _det_gufunc(a, signature="d->d") if _det_gufunc is not None 
 
 def _lpb_det(lam, m, N): return _det(_lpb_matrix(lam, m, N))
 
+def _lpb_det_function(m, N):
+    "lam -> det Delta_N(lam) for `brentq`: `_lpb_det` with its buffers allocated once (the same numbers, bit for bit)."
+    steps, hankel, moments = _STEPS[N], _HANKEL[N], m[:2 * N]
+    h = np.empty(2 * N + 1); h[0] = 1.0; tail = h[1:]; den = np.empty(2 * N)
+    def f(lam):
+        np.multiply(steps, lam, out=den); np.add(den, 1.0, out=den); np.cumprod(den, out=den)
+        np.divide(moments, den, out=tail)
+        return _det(h[hankel])
+    return f
+
 def _weighted_chi2_moments(w, order):
     "Raw moments m_1 .. m_order of sum_k w_k chi2_1, as `moments_from_cumulants(weighted_chi2_cumulants(w, order))`."
     kappa = [2.0**(r - 1) * math.factorial(r - 1) * float(np.sum(w**r)) for r in range(1, order + 1)]
@@ -95,7 +105,7 @@ def lpb4_sf(
     s = w.mean(); w = w / s; q = np.asarray(q, dtype=float) / s
     m = _weighted_chi2_moments(w, 2 * support)
     lam = m[1] / m[0]**2 - 1
-    for N in range(2, support + 1): lam = brentq(_lpb_det, 0.0, lam, args=(m, N), xtol=1e-9)   # as momentchi2
+    for N in range(2, support + 1): lam = brentq(_lpb_det_function(m, N), 0.0, lam, xtol=1e-9)   # as momentchi2
     M = _lpb_matrix(lam, m, support)
     Mk = np.repeat(M[None], support + 1, axis=0); Mk[:, :, -1] = 0.0   # last column -> e_k, all k at once
     Mk[np.arange(support + 1), np.arange(support + 1), -1] = 1.0
