@@ -20,21 +20,26 @@ import pandas as pd
 from ..baselines import lingam_direction, resit_direction
 from ..datasets import load_tuebingen, swap_half
 from ..extract import causal_direction
+from ..grci import VARIANTS
 from ..simulate import sample_pair
 from .paper import PAPER_TUEBINGEN, SCENARIOS
 
 # %% ../../nbs/bench/01_pairs.ipynb #575282d4
 _SCENARIO_ID = {(m, g): j for j, (_, m, g) in enumerate(SCENARIOS)}
-DIRECTION_METHODS = ("grci", "lingam", "resit")
+DIRECTION_METHODS = ("grci", "grci_stable", "lingam", "resit")
 
 def _lingam(x, y, seed=None): return lingam_direction(x, y)
 
+def _grci_stable(x, y, seed=None):
+    "`causal_direction` with the pairwise settings of GRCI's stable variant (its MI scores averaged over a ladder of k)."
+    return causal_direction(x, y, seed=seed, k_ladder=VARIANTS["stable"]["pair_k_ladder"])
+
 def direction_method(
-    method, # "grci", "lingam", "resit" or a callable (x, y, seed) -> +1/-1 (or an object with `.direction`)
+    method, # "grci", "grci_stable", "lingam", "resit" or a callable (x, y, seed) -> +1/-1 (or an object with `.direction`)
 )->tuple: # (name, callable (x, y, seed))
     "Resolve a pairwise method name to its function."
     if callable(method): return getattr(method, "__name__", "custom"), method
-    funs = {"grci": causal_direction, "lingam": _lingam, "resit": resit_direction}
+    funs = {"grci": causal_direction, "grci_stable": _grci_stable, "lingam": _lingam, "resit": resit_direction}
     if method not in funs: raise ValueError(f"unknown direction method {method!r}; choose from {DIRECTION_METHODS} or pass a callable")
     return method, funs[method]
 
