@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .extract import subsample_rows
-from .grci import GRCI, MAX_ROWS
+from .grci import GRCI, LARGE_N_FOLDS, MAX_ROWS
 from .metrics import ground_truth_shapley, rbo_shapley
 from .partial_out import knot_grid
 from .shapley import shapley_values

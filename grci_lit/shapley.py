@@ -66,13 +66,14 @@ def _cv_fold(
     early_stopping:int, # rounds without improvement before stopping
     tree_method:str, # xgboost tree_method
     seed:int, # xgboost seed (unused by the deterministic settings)
+    eta:float=0.3, # learning rate (the paper's code: 0.3)
 )->np.ndarray: # max_rounds x len(depths) held-out log-loss, inf after the early stop
     "Held-out log-loss per round and depth for one fold, with early stopping as in R's `cb.early.stop`."
     dtrain = xgb.DMatrix(E[~test], label=D[~test], nthread=1)
     dtest = xgb.DMatrix(E[test], label=D[test], nthread=1)
     out = np.full((max_rounds, len(depths)), np.inf)
     for j, depth in enumerate(depths):
-        params = dict(objective="binary:logistic", eval_metric="logloss", eta=0.3, max_depth=int(depth),
+        params = dict(objective="binary:logistic", eval_metric="logloss", eta=eta, max_depth=int(depth),
                       base_score=0.5, nthread=1, tree_method=tree_method, seed=seed)
         booster = xgb.Booster(params, [dtrain, dtest])
         best, best_round = np.inf, 0
@@ -108,6 +109,8 @@ class ShapleyModel:
     tree_method: str # xgboost tree_method used
     feature_names: list = None # column names of E when it was a DataFrame
     reference: frozenset = field(default_factory=frozenset) # quirks in force
+    n_folds: int = 10 # folds of the cross-validation
+    eta: float = 0.3 # learning rate of the boosters
 
     @property
     def n_features(self)->int: return self.booster.num_features()
@@ -133,6 +136,7 @@ def fit_classifier(
     early_stopping:int=10, # stop a fold after this many rounds without improvement
     n_jobs:int=1, # folds run in this many threads (xgboost itself always uses one)
     tree_method:str=None, # None: "hist", or "exact" under the squared_error quirk
+    eta:float=0.3, # learning rate of every booster (the paper's code: 0.3)
 )->ShapleyModel: # the final model and its CV record
     "XGBoost model of `D` given `E`, tuned over depth and rounds by `n_folds`-fold CV as in the authors' code."
     quirks = resolve_reference(reference)
@@ -146,7 +150,8 @@ def fit_classifier(
     folds = fold_labels(A.shape[0], n_folds, rng)
     xgb_seed = int(rng.integers(2**31 - 1))
     method = _tree_method(quirks, tree_method)
-    args = (depths, max_rounds, early_stopping, method, xgb_seed)
+    if not 0 < eta <= 1: raise ValueError(f"eta must be in (0, 1], got {eta!r}")
+    args = (depths, max_rounds, early_stopping, method, xgb_seed, eta)
     if n_jobs == 1: parts = [_cv_fold(A, d, folds == k, *args) for k in range(n_folds)]
     else:
         from joblib import Parallel, delayed
@@ -154,10 +159,10 @@ def fit_classifier(
     loss = np.sum(parts, axis=0)
     n_rounds, depth = choose_hyperparameters(loss, depths)
     objective = "reg:squarederror" if "squared_error" in quirks else "binary:logistic"
-    params = dict(objective=objective, eta=0.3, max_depth=depth, base_score=0.5, nthread=1,
+    params = dict(objective=objective, eta=eta, max_depth=depth, base_score=0.5, nthread=1,
                   tree_method=method, seed=xgb_seed)
     booster = xgb.train(params, xgb.DMatrix(A, label=d, nthread=1), num_boost_round=n_rounds)
-    return ShapleyModel(booster, depth, n_rounds, loss, depths, objective, method, names, quirks)
+    return ShapleyModel(booster, depth, n_rounds, loss, depths, objective, method, names, quirks, n_folds, eta)
 
 # %% ../nbs/07_shapley.ipynb #5315dac4
 def plot_cv_logloss(
