@@ -6,10 +6,11 @@ Docs: https://grci-lit.github.io/grci_lit/ci_tests.html.md"""
 
 # %% auto #0
 __all__ = ['RESIDUALIZERS', 'CI_TESTS', 'TOY_STRUCTURES', 'weighted_chi2_cumulants', 'moments_from_cumulants', 'hbe_sf',
-           'lpb4_sf', 'weighted_chi2_sf', 'earth_spans', 'knot_positions', 'gcv_score', 'MarsFit', 'mars_forward',
-           'mars_prune', 'mars_fit', 'feature_map', 'spline_basis', 'spline_residuals', 'residualize', 'CITestResult',
-           'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test', 'mars_p_value', 'spline_p_value',
-           'fisher_z_p_value', 'register_ci_test', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
+           'lpb4_sf', 'weighted_chi2_sf', 'earth_spans', 'knot_positions', 'gcv_score', 'MarsFit', 'MarsDesign',
+           'mars_design', 'mars_forward', 'mars_prune', 'mars_fit', 'feature_map', 'spline_basis', 'spline_residuals',
+           'residualize', 'CITestResult', 'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test',
+           'mars_p_value', 'spline_p_value', 'fisher_z_p_value', 'register_ci_test', 'get_ci_test', 'toy_triple',
+           'ResidualCache', 'plot_ci_residuals']
 
 # %% ../nbs/05_ci_tests.ipynb #c3c6e272
 import math
@@ -76,6 +77,16 @@ def _det(a): return _det_gufunc(a, signature="d->d") if _det_gufunc is not None 
 
 def _lpb_det(lam, m, N): return _det(_lpb_matrix(lam, m, N))
 
+def _lpb_det_function(m, N):
+    "lam -> det Delta_N(lam) for `brentq`: `_lpb_det` with its buffers allocated once (the same numbers, bit for bit)."
+    steps, hankel, moments = _STEPS[N], _HANKEL[N], m[:2 * N]
+    h = np.empty(2 * N + 1); h[0] = 1.0; tail = h[1:]; den = np.empty(2 * N)
+    def f(lam):
+        np.multiply(steps, lam, out=den); np.add(den, 1.0, out=den); np.cumprod(den, out=den)
+        np.divide(moments, den, out=tail)
+        return _det(h[hankel])
+    return f
+
 def _weighted_chi2_moments(w, order):
     "Raw moments m_1 .. m_order of sum_k w_k chi2_1, as `moments_from_cumulants(weighted_chi2_cumulants(w, order))`."
     kappa = [2.0**(r - 1) * math.factorial(r - 1) * float(np.sum(w**r)) for r in range(1, order + 1)]
@@ -94,7 +105,7 @@ def lpb4_sf(
     s = w.mean(); w = w / s; q = np.asarray(q, dtype=float) / s
     m = _weighted_chi2_moments(w, 2 * support)
     lam = m[1] / m[0]**2 - 1
-    for N in range(2, support + 1): lam = brentq(_lpb_det, 0.0, lam, args=(m, N), xtol=1e-9)   # as momentchi2
+    for N in range(2, support + 1): lam = brentq(_lpb_det_function(m, N), 0.0, lam, xtol=1e-9)   # as momentchi2
     M = _lpb_matrix(lam, m, support)
     Mk = np.repeat(M[None], support + 1, axis=0); Mk[:, :, -1] = 0.0   # last column -> e_k, all k at once
     Mk[np.arange(support + 1), np.arange(support + 1), -1] = 1.0
@@ -185,8 +196,19 @@ def _eval_terms(terms, z):
 
 def _suffix_at2(a_sorted, pos):
     "Sums over the sorted cases strictly after each position in `pos`, along the last axis of a 3-D array."
-    cs = np.cumsum(a_sorted, axis=-1)
-    return cs[..., -1:] - cs[..., pos]
+    K = pos.size
+    if K < 3 or pos[-1] - pos[0] != (pos[1] - pos[0]) * (K - 1):       # not an evenly spaced grid: one running sum
+        cs = np.cumsum(a_sorted, axis=-1)
+        return cs[..., -1:] - cs[..., pos]
+    s = int(pos[1] - pos[0])                                          # earth's grid: a knot every s cases
+    blocks = a_sorted[..., pos[0] + 1:pos[-1] + 1].reshape(*a_sorted.shape[:-1], K - 1, s)
+    seg = blocks[..., 0].copy()                                      # the sum of each block between two knots
+    for j in range(1, s): seg += blocks[..., j]
+    out = np.empty(a_sorted.shape[:-1] + (K,))
+    out[..., -1] = a_sorted[..., pos[-1] + 1:].sum(-1)               # above the last knot
+    out[..., :-1] = np.cumsum(seg[..., ::-1], axis=-1)[..., ::-1]     # a running sum over K blocks, not n cases
+    out[..., :-1] += out[..., -1:]
+    return out
 
 def _suffix_at(a_sorted, pos):
     "Sums over the sorted cases strictly after each position in `pos` (along axis 1)."
@@ -194,9 +216,33 @@ def _suffix_at(a_sorted, pos):
     return cs[:, -1:] - cs[:, pos] if a_sorted.ndim == 2 else cs[:, -1:, :] - cs[:, pos, :]
 
 # %% ../nbs/05_ci_tests.ipynb #a75ad286
-def _mars_sums(z, Y, P, order):
-    "Running sums of the knot search: sort order, sorted values, knot values, c'c, var(c), var(x), centred Y, R'c, R'x, ||Q'c||^2, u'c, ||u||^2."
-    n = z.shape[0]
+@dataclass(repr=False)
+class MarsDesign:
+    "What the knot search needs of the predictors alone (nothing of the responses): shared by every fit on the same z."
+    P: np.ndarray      # (K,) candidate knot positions in the sorted cases
+    O: np.ndarray      # (d, n) sort order of each variable
+    xs: np.ndarray     # (d, n) sorted values
+    t: np.ndarray      # (d, K) knot values
+    cc: np.ndarray     # (d, K) c'c for c = (x - t)_+
+    cvar: np.ndarray   # (d, K) variation of c
+    xvar: np.ndarray   # (d,) variation of x
+    nQc2: np.ndarray   # (d, K) ||Q'c||^2 with Q the intercept
+    uc: np.ndarray     # (d, K) u'c, u = x orthogonalized against the intercept
+    nu: np.ndarray     # (d,) ||u||^2
+    @property
+    def nbytes(self): return sum(a.nbytes for a in vars(self).values())
+
+def mars_design(
+    z:np.ndarray, # (n, d) predictors
+    minspan:int=0, # knot spacing in cases; 0 = automatic
+    endspan:int=0, # cases skipped at each end; 0 = automatic
+    order:np.ndarray=None, # argsort of z along axis 0, if already known
+)->MarsDesign:
+    "The predictor-only running sums of the knot search: compute once per z, pass to `mars_fit(..., design=...)` for each Y."
+    n, d = z.shape
+    ms, es = earth_spans(n, d)
+    ms = ms if minspan <= 0 else int(minspan); es = es if endspan <= 0 else int(endspan)
+    P = knot_positions(n, ms, es)
     O = np.argsort(z.T, axis=1, kind="stable") if order is None else order.T   # (d, n) sort order of each variable
     xs = np.take_along_axis(z.T, O, axis=1)                          # (d, n) sorted values
     t = xs[:, P]                                                     # (d, K) knot values
@@ -207,14 +253,17 @@ def _mars_sums(z, Y, P, order):
     csum = Sx - t * cnt                                              # 1'c
     cvar = cc - csum**2 / n                                          # variation of c
     xsum = xs.sum(1); xvar = xs2.sum(1) - xsum**2 / n
-    Yc = Y - Y.mean(0)
-    Rs = np.ascontiguousarray(Yc.T)[:, O]                            # (r, d, n): running sums along the last axis
-    Rc = _suffix_at2(xs * Rs, P) - t * _suffix_at2(Rs, P)             # R'c, (r, d, K): sums over r add whole (d, K) planes
-    Rx = np.einsum("dn,rdn->dr", xs, Rs)                             # R'x, (d, r)
     nQc2 = csum**2 / n                                               # ||Q'c||^2, Q = intercept only
     uc = (Sx2 - t * Sx) - xsum[:, None] * csum / n                   # u'c, u = x orthogonalized against Q
-    nu = xvar.copy()                                                 # ||u||^2
-    return O, xs, t, cc, cvar, xvar, Yc, Rc, Rx, nQc2, uc, nu
+    return MarsDesign(P, O, xs, t, cc, cvar, xvar, nQc2, uc, xvar.copy())   # ||u||^2 = var(x) to start
+
+def _mars_sums(D, Y):
+    "The response's running sums of the knot search on the design `D`: centred Y, R'c (r, d, K), R'x (d, r)."
+    Yc = Y - Y.mean(0)
+    Rs = np.ascontiguousarray(Yc.T)[:, D.O]                          # (r, d, n): running sums along the last axis
+    Rc = _suffix_at2(D.xs * Rs, D.P) - D.t * _suffix_at2(Rs, D.P)     # R'c, (r, d, K): sums over r add whole (d, K) planes
+    Rx = np.einsum("dn,rdn->dr", D.xs, Rs)                           # R'x, (d, r)
+    return Yc, Rc, Rx
 
 # %% ../nbs/05_ci_tests.ipynb #0f898a5b
 def _mars_best_term(cc, cvar, xvar, Rc, Rx, nQc2, uc, nu, rss, prev_gain, slots):
@@ -250,14 +299,16 @@ def mars_forward(
     minspan:int=0, # knot spacing in cases; 0 = automatic
     endspan:int=0, # cases skipped at each end; 0 = automatic
     order:np.ndarray=None, # argsort of z along axis 0, to share between fits on the same z
+    design:MarsDesign=None, # `mars_design(z, minspan, endspan)`, to share between fits on the same z (then `order` is not used)
 )->tuple: # (terms, basis matrix B (n, M), RSS path)
     "Forward pass of degree-1 multi-response MARS with Friedman's running-sum knot search."
     n, d = z.shape
     nk = max_terms if max_terms is not None else min(200, max(20, 2 * d)) + 1
-    ms, es = earth_spans(n, d)
-    ms = ms if minspan <= 0 else int(minspan); es = es if endspan <= 0 else int(endspan)
-    P = knot_positions(n, ms, es); K = P.size
-    O, xs, t, cc, cvar, xvar, Yc, Rc, Rx, nQc2, uc, nu = _mars_sums(z, Y, P, order)
+    D = mars_design(z, minspan, endspan, order) if design is None else design
+    if D.xs.shape != (d, n): raise ValueError(f"design is for {D.xs.shape[1]} rows and {D.xs.shape[0]} columns; z has shape {z.shape}")
+    O, xs, t, cc, cvar, xvar, nQc2, uc, nu, P = D.O, D.xs, D.t, D.cc, D.cvar, D.xvar, D.nQc2, D.uc, D.nu, D.P
+    K = P.size
+    Yc, Rc, Rx = _mars_sums(D, Y)
     tss = rss = float(np.sum(Yc**2))                                 # residuals R = Yc - QQ'Yc are never formed
     Q = np.empty((n, nk)); Q[:, 0] = 1 / np.sqrt(n); m = 1
     XQ = np.empty((2, d, n))                                         # scratch for add_column's running sums
@@ -339,13 +390,14 @@ def mars_fit(
     minspan:int=0, # knot spacing in cases; 0 = automatic
     endspan:int=0, # cases skipped at each end; 0 = automatic
     order:np.ndarray=None, # optional argsort of z along axis 0 (shared between fits on the same z)
+    design:MarsDesign=None, # optional `mars_design(z, minspan, endspan)` (shared between fits on the same z)
 )->MarsFit:
     "Degree-1 multi-response MARS with `earth`'s defaults: forward hinge search, then GCV backward pruning."
     z = np.asarray(z, dtype=float); Y = np.asarray(Y, dtype=float)
     z = z.reshape(len(z), -1); Y = Y.reshape(len(Y), -1)
     if len(z) != len(Y): raise ValueError(f"z and Y differ in rows: {len(z)} vs {len(Y)}")
     if not (np.all(np.isfinite(z)) and np.all(np.isfinite(Y))): raise ValueError("z or Y contains NaN or infinite values")
-    terms, B, rss_path = mars_forward(z, Y, max_terms, thresh, minspan, endspan, order)
+    terms, B, rss_path = mars_forward(z, Y, max_terms, thresh, minspan, endspan, order, design)
     keep, gcv, G, C = mars_prune(B, Y, penalty)
     coef = np.linalg.solve(G[np.ix_(keep, keep)], C[keep])
     fitted = B[:, keep] @ coef
@@ -545,17 +597,18 @@ class ResidualCache:
         self._reset()
     def _reset(self):
         self.features, self.cache, self.hits, self.misses, self.n_fits = {}, OrderedDict(), 0, 0, 0
+        self.pvalues, self.repeats = {}, 0                                  # (min(i, j), max(i, j), S) -> p, and how often one was asked again
         self.max_items = int(self.cache_mb * 2**20 // (self.X.shape[0] * 5 * 8))
         self.sets, self.set_bytes, self.max_set_bytes = OrderedDict(), 0, int(self.cache_mb * 2**20)
     def __getstate__(self): return {k: self.__dict__[k] for k in ("X", "residualizer", "approximation", "cache_mb")}  # ship no cache
     def __setstate__(self, state): self.__dict__.update(state); self._reset()
 
     def conditioning(self, S:tuple):
-        "Z-scored columns `S` and their sort order (MARS) or spline basis (LRU-cached: shared by every column residualized on `S`)."
+        "Z-scored columns `S` and their MARS design (sort order and predictor-only sums) or spline basis (LRU-cached: shared by every column residualized on `S`)."
         hit = self.sets.get(S)
         if hit is not None: self.sets.move_to_end(S); return hit[:2]
         zs = zscore(self.X[:, list(S)], name="z")                          # exactly what `residualize` does
-        aux = np.argsort(zs.T, axis=1, kind="stable").T if self.residualizer == "mars" else spline_basis(zs)
+        aux = mars_design(zs) if self.residualizer == "mars" else spline_basis(zs)
         size = zs.nbytes + aux.nbytes
         if size <= self.max_set_bytes:
             self.sets[S] = (zs, aux, size); self.set_bytes += size
@@ -574,7 +627,7 @@ class ResidualCache:
         if not key[1]: r = F                                            # nothing to condition on
         else:
             zs, aux = self.conditioning(key[1])
-            r = mars_fit(zs, F, order=aux).residuals if self.residualizer == "mars" else F - aux @ (aux.T @ F)   # as spline_residuals
+            r = mars_fit(zs, F, design=aux).residuals if self.residualizer == "mars" else F - aux @ (aux.T @ F)   # as spline_residuals
             self.n_fits += 1
         if self.max_items > 0:
             self.cache[key] = r
@@ -582,8 +635,12 @@ class ResidualCache:
         return r
 
     def p_value(self, i:int, j:int, S=()) -> float:
-        "p-value of the test of column `i` independent of column `j` given the columns `S`."
-        return residual_p_value(self.residuals(i, S), self.residuals(j, S), self.approximation).p_value
+        "p-value of the test of column `i` independent of column `j` given the columns `S` (the test is symmetric in `i`, `j`: each is computed once)."
+        key = (min(int(i), int(j)), max(int(i), int(j)), tuple(sorted(int(s) for s in S)))
+        p = self.pvalues.get(key)
+        if p is not None: self.repeats += 1; return p
+        p = self.pvalues[key] = residual_p_value(self.residuals(i, S), self.residuals(j, S), self.approximation).p_value
+        return p
     __call__ = p_value   # an index-based test (i, j, S) -> p, as `skeleton_stable` calls it
 
 # %% ../nbs/05_ci_tests.ipynb #a554a345
