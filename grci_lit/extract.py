@@ -291,8 +291,18 @@ def toy_hnm(
 class Direction(NamedTuple):
     "The answer of `causal_direction`."
     direction: int    # +1 if x causes y, -1 otherwise
-    score_xy: float   # s1: MI score of (x, residual of y given x); small when x -> y
-    score_yx: float   # s2: MI score of (y, residual of x given y); small when y -> x
+    score_xy: float   # s1: MI score of (x, residual of y given x); small when x -> y (mean over the k ladder)
+    score_yx: float   # s2: MI score of (y, residual of x given y); small when y -> x (mean over the k ladder)
+
+def _ladder_ks(k, k_ladder, n, name="k_ladder"):
+    "The neighbour counts round(k * m) of the multiples `m` in `k_ladder`, distinct, each checked against n."
+    try: ms = [float(m) for m in k_ladder]
+    except (TypeError, ValueError): raise ValueError(f"{name} must be a sequence of positive numbers, got {k_ladder!r}") from None
+    if not ms or not all(np.isfinite(m) and m > 0 for m in ms):
+        raise ValueError(f"{name} must be a non-empty sequence of positive numbers, got {k_ladder!r}")
+    ks = sorted({max(1, int(round(k * m))) for m in ms})
+    if ks[-1] >= n: raise ValueError(f"k_ladder {tuple(k_ladder)} with k = {k} asks for {ks[-1]} neighbours, but there are only {n} rows")
+    return ks
 
 def causal_direction(
     x, # n values of the first variable
@@ -300,6 +310,7 @@ def causal_direction(
     seed=None, # None, int or np.random.Generator (projections; irrelevant with one input)
     k:int=10, # neighbours of the KSG estimator
     reference=False, # passed on to `partial_out`
+    k_ladder=(1,), # multiples of k whose MI scores are averaged: (1,) is the paper (k alone); the stable variant's (0.5, 1, 2) averages k/2, k and 2k
 )->Direction: # (direction, score_xy, score_yx)
     "Pairwise GRCI: +1 if `x` causes `y`, -1 otherwise, from the two HNM residuals' dependence on their regressors."
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -307,14 +318,17 @@ def causal_direction(
         raise ValueError(f"x and y must be 1-D of the same length, got shapes {x.shape} and {y.shape}")
     if not (np.isfinite(x).all() and np.isfinite(y).all()): raise ValueError("x and y must be finite (no NaN or inf)")
     k = _check_k(k, x.size)
+    ks = _ladder_ks(k, k_ladder, x.size)
     for v, name in ((x, "x"), (y, "y")):
         if np.ptp(v) == 0: raise ValueError(f"{name} is constant")
     rng = np.random.default_rng(seed)
     x, y = zscore(x), zscore(y)
-    r_xy = partial_out(x[:, None], y, reference=reference, seed=rng)[0]
-    r_yx = partial_out(y[:, None], x, reference=reference, seed=rng)[0]
-    s1 = float(mutual_information_score(x, zscore(r_xy, name="the residual of y given x"), k=k))
-    s2 = float(mutual_information_score(y, zscore(r_yx, name="the residual of x given y"), k=k))
+    r_xy = zscore(partial_out(x[:, None], y, reference=reference, seed=rng)[0], name="the residual of y given x")
+    r_yx = zscore(partial_out(y[:, None], x, reference=reference, seed=rng)[0], name="the residual of x given y")
+    if len(ks) == 1: s1, s2 = float(mutual_information_score(x, r_xy, k=ks[0])), float(mutual_information_score(y, r_yx, k=ks[0]))
+    else:                                                        # one score per rung, averaged (the same rungs both ways)
+        s1 = float(np.mean([mutual_information_score(x, r_xy, k=j) for j in ks]))
+        s2 = float(np.mean([mutual_information_score(y, r_yx, k=j) for j in ks]))
     return Direction(1 if s2 - s1 > 0 else -1, s1, s2)
 
 # %% ../nbs/04_extract_errors.ipynb #d06824b5

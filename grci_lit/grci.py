@@ -26,7 +26,7 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from tqdm import tqdm
 
-from .extract import _check_skeleton, extract_errors, subsample_rows
+from .extract import _check_skeleton, _ladder_ks, extract_errors, subsample_rows
 from .hnm import _attach, check_labels, check_matrix, resolve_reference
 from .shapley import fit_classifier, plot_patient_shapley, rank_root_causes, shapley_values
 from .simulate import DAGModel
@@ -158,10 +158,11 @@ def mad_normalize(
 # %% ../nbs/08_grci.ipynb #e6b4d2f6
 MAX_ROWS = 4000  # GRCI's `max_rows="auto"` outside the paper variant: CI tests and Find-Sink's MI scores read at most this many seeded rows (chapter scale)
 
-VARIANTS = {  # GRCI's variants: name -> settings (chapter beyond_the_paper); keys other than tie_seed and shapley_fits go to Extract-Errors
+VARIANTS = {  # GRCI's variants: name -> settings (chapter beyond_the_paper); keys in _FIT_KEYS are read by `fit`, pair_k_ladder by the pairwise test; every other key goes to Extract-Errors
     "paper": dict(n_draws=1, max_rows=None),   # the paper's Algorithm 3: one Dirichlet projection draw per fit, every row in every test
     "averaged": dict(n_draws=5),  # Find-Sink's scores and Partial-Out's errors averaged over 5 independent draws
-    "stable": dict(projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3),  # no random step before the Shapley model (above max_rows, the same subsamples at every seed), 3 Shapley models averaged
+    "stable": dict(projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3,  # no random step before the Shapley model (above max_rows, the same subsamples at every seed), 3 Shapley models averaged
+                   pair_k_ladder=(0.5, 1, 2)),  # the pairwise test `causal_direction` averages its MI scores over k/2, k and 2k
 }
 DEFAULT_VARIANT = "stable"  # the variant of `GRCI()` (variant=None) when `reference` does not ask for the authors' R code
 
@@ -176,7 +177,7 @@ class GRCI:
                  n_jobs:int=1, # parallel jobs for the skeleton and the cross-validation
                  verbose:bool=True, # show a progress bar over the steps
                  ties:str="jitter", # columns with > k tied values: "jitter" (warn, seeded jitter) or "error"
-                 variant=None, # None: `DEFAULT_VARIANT` ("paper" under `reference`); a name of `VARIANTS`, or a dict of settings (n_draws, projection, tie_seed, projection_seed, shapley_fits)
+                 variant=None, # None: `DEFAULT_VARIANT` ("paper" under `reference`); a name of `VARIANTS`, or a dict of settings (n_draws, projection, tie_seed, projection_seed, shapley_fits, pair_k_ladder)
                  max_rows="auto", # CI tests and Find-Sink's MI scores on a seeded subsample of at most this many rows (None: every row); "auto": the variant's value, else `MAX_ROWS`
                  scheduler=None, # None: parallel steps on this machine with joblib (`n_jobs`); "local": a Dask LocalCluster; "tcp://host:8786": that Dask scheduler
                 ):
@@ -254,14 +255,15 @@ def _variant(self:GRCI):
     return "paper" if resolve_reference(self.reference) else DEFAULT_VARIANT
 
 _FIT_KEYS = ("tie_seed", "projection_seed", "shapley_fits", "shapley_eta", "shapley_rounds")   # variant settings `fit` reads itself; every other key goes to Extract-Errors
+_PAIR_KEYS = ("pair_k_ladder",)   # variant settings of the pairwise test `causal_direction` only; a fit does not read them
 LARGE_N_FOLDS = 3  # above max_rows the Shapley model's cross-validation uses this many folds (each held-out fold has over max_rows / 3 rows)
 
 # %% ../nbs/08_grci.ipynb #24f1a9bd
 def _variant_settings(variant)->dict:
     "Settings of a variant (a copy): its entry in `VARIANTS`, or a dict of settings given directly (for experiments)."
     if isinstance(variant, dict):
-        unknown = sorted(set(variant) - {"n_draws", "projection", "max_rows", *_FIT_KEYS})
-        if unknown: raise ValueError(f"a variant given as a dict takes n_draws, projection, max_rows, {', '.join(_FIT_KEYS)}, got {unknown}")
+        unknown = sorted(set(variant) - {"n_draws", "projection", "max_rows", *_FIT_KEYS, *_PAIR_KEYS})
+        if unknown: raise ValueError(f"a variant given as a dict takes n_draws, projection, max_rows, {', '.join(_FIT_KEYS + _PAIR_KEYS)}, got {unknown}")
         settings = dict(variant)
     elif not isinstance(variant, str) or variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)} or a dict of settings, got {variant!r}")
@@ -276,6 +278,7 @@ def _variant_settings(variant)->dict:
         t = settings.get(key)
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer))):
             raise ValueError(f"{key} must be None (the fit's seed) or an integer, got {t!r}")
+    if "pair_k_ladder" in settings: _ladder_ks(1, settings["pair_k_ladder"], np.inf, "pair_k_ladder")   # positive numbers, or a clear error
     return settings
 
 def _resolved_max_rows(self:GRCI):
@@ -349,6 +352,7 @@ def _grci_fit(self:GRCI,
     tie_seed, projection_seed = settings.pop("tie_seed", None), settings.pop("projection_seed", None)
     shapley_fits = settings.pop("shapley_fits", 1)
     shapley = dict(eta=settings.pop("shapley_eta", 0.3), max_rounds=settings.pop("shapley_rounds", 50))
+    for key in _PAIR_KEYS: settings.pop(key, None)                 # the pairwise test's, not a fit's
     seed_ties, seed_skeleton, seed_extract, seed_shapley = np.random.default_rng(self.seed).spawn(4)
     if tie_seed is not None: seed_ties = seed_skeleton = tie_seed  # the same jitter (and skeleton subsample above max_rows) at every seed
     if projection_seed is not None: seed_extract = projection_seed  # the same projection draw at every seed

@@ -49,11 +49,16 @@ def load_cached(
     keep = df["reference"].map(len) == 0
     if kind == "synth": keep &= (df["pnl"] == pnl) & (df["n_truth"] == 50_000)
     df = df[keep].copy()
-    df["label"] = df["method"].map({m: METHODS[m].label for m in METHODS})
+    variant = df["variant"].fillna("paper") if "variant" in df else pd.Series("paper", index=df.index)
+    df["label"] = df["method"].map({m: METHODS[m].label for m in METHODS}) + np.where(variant == "paper", "", " (" + variant + ")")
     return df
 
+def _variant_labels(df)->list:
+    "The labels of GRCI's variants other than the paper's in a `load_cached` frame, e.g. 'GRCI (stable)'."
+    return sorted(lab for lab in df["label"].unique() if lab not in _labels())
+
 def complete_datasets(df, keys):
-    "Rows of data sets for which all seven methods are stored."
+    "Rows of data sets for which all seven methods are stored (the paper's variant; other variants' rows are kept beside them)."
     full = df.groupby(keys)["method"].transform("nunique") == len(_labels())
     return df[full]
 
@@ -72,8 +77,8 @@ def cell_table(syn, value="rbo", paper=PAPER_RBO, labels=None, median_of=None):
     return pd.DataFrame(rows)
 
 # %% ../../nbs/bench/06_report.ipynb #2948d7fd
-def paired_table(df, keys, against=None, by=None):
-    "GRCI minus each baseline, paired by data set: mean difference with a 95 % t-interval."
+def paired_table(df, keys, against=None, by=None, first="GRCI"):
+    "`first` (GRCI) minus each baseline, paired by data set: mean difference with a 95 % t-interval."
     against = against or _baselines()
     wide = df.pivot_table(index=keys, columns="label", values="rbo")
     rows = []
@@ -81,10 +86,11 @@ def paired_table(df, keys, against=None, by=None):
     for gk, w in groups:
         for lab in against:
             if lab not in w: continue
-            d = (w["GRCI"] - w[lab]).dropna()
+            if first not in w: continue
+            d = (w[first] - w[lab]).dropna()
             m, h, k = t_ci(d)
             row = dict(zip(by, gk if isinstance(gk, tuple) else (gk,))) if by else {}
-            row.update(baseline=lab, pairs=k, mean_diff=m, ci_low=m - h, ci_high=m + h,
+            row.update(method=first, baseline=lab, pairs=k, mean_diff=m, ci_low=m - h, ci_high=m + h,
                        grci_higher=float((d > 0).mean()) if k else np.nan,
                        tied=float((d == 0).mean()) if k else np.nan,
                        excludes_zero=bool(m - h > 0 or m + h < 0) if k > 1 else False)
@@ -222,9 +228,12 @@ def write_real(
     real = load_cached(cache, "real")
     if real.empty: return {}
     out, main = Path(out), complete_datasets(real[real.seed == 0], ["dataset", "bootstrap"])
+    labels, variants = _labels(), _variant_labels(main)
     rows = [{"dataset": d, "bootstraps": g.bootstrap.nunique(), **{lab: fmt_ci(*t_ci(g.loc[g.label == lab, "rbo"])[:2])
-             for lab in _labels()}} for d, g in main.groupby("dataset")]
-    res = {"rbo": pd.DataFrame(rows), "paired": paired_table(main, ["dataset", "bootstrap"], by=["dataset"])}
+             for lab in labels + variants}} for d, g in main.groupby("dataset")]
+    paired = [paired_table(main, ["dataset", "bootstrap"], by=["dataset"])]    # GRCI minus each baseline
+    paired += [paired_table(main, ["dataset", "bootstrap"], against=["GRCI"], by=["dataset"], first=v) for v in variants]   # a variant minus the paper's GRCI
+    res = {"rbo": pd.DataFrame(rows), "paired": pd.concat(paired, ignore_index=True)}
     fig_real_sorted(main, out / "real_sorted.png")
     pbc = real[(real.dataset == "pbc") & real.method.isin(["grci", "rci"])]
     spread = [_spread_row(f"bootstraps, master seed {s}", g.pivot_table(index="bootstrap", columns="label", values="rbo").dropna())
