@@ -6,7 +6,7 @@ Docs: https://grci-lit.github.io/grci_lit/beyond_the_paper.html.md"""
 
 # %% auto #0
 __all__ = ['REMEDIES', 'GRID', 'fit_remedy', 'pbc_seed', 'simulated_seed', 'measure', 'paired_summary', 'stability_summary',
-           'paired_grid', 'grid_json', 'time_variants', 'plot_top_shares']
+           'paired_grid', 'pooled_difference', 'grid_json', 'time_variants', 'plot_top_shares']
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000004
 import json
@@ -153,7 +153,7 @@ def stability_summary(
     return pd.DataFrame(out).set_index("remedy")
 
 # %% ../nbs/13_beyond_the_paper.ipynb #c0000002
-GRID = (("hnm", 10, 500), ("hnm", 10, 2000), ("hnm", 30, 500), ("hnm", 30, 2000), ("pnl", 10, 1000))  # (generator, p, n) cells
+GRID = tuple(("hnm", p, n) for p in (10, 30, 50) for n in (500, 2000)) + (("pnl", 10, 1000), ("pnl", 30, 1000))  # (generator, p, n) cells
 
 def _stored(cache_dir, name, remedies)->bool:
     "Whether the per-seed file `name` holds every remedy."
@@ -180,6 +180,26 @@ def paired_grid(
         out.append(paired_summary(res, baseline=remedies[0]).reset_index().assign(generator=gen, p=p, n=n))
     if not out: return pd.DataFrame()
     return pd.concat(out).set_index(["generator", "p", "n", "remedy"])
+
+def pooled_difference(
+    cells=GRID, # (generator, p, n) triples pooled together
+    seeds:int=30, # DAGs per cell (seeds 0 .. seeds-1); those stored with every remedy are read
+    remedies=("paper", "stable"), # (baseline, other): the difference is other minus baseline
+    cache_dir=None, # folder of the per-seed JSON results
+)->dict: # data_sets, mean diff, ci_low, ci_high (95 % t-interval over the data sets), wins, losses
+    "The paired RBO difference pooled over every stored data set of several cells, each data set counted once."
+    base, other = remedies
+    d = []
+    for gen, p, n in cells:
+        for s in range(seeds):
+            name = f"sim_{'pnl_' if gen == 'pnl' else ''}p{p}_n{n}_s{s}.json"
+            if cache_dir is not None and _stored(cache_dir, name, remedies):
+                r = json.loads((Path(cache_dir) / name).read_text())
+                d.append(r[other]["rbo"] - r[base]["rbo"])
+    if len(d) < 2: raise ValueError(f"fewer than 2 stored data sets with {remedies} in {cache_dir}")
+    m, hw, k = t_ci(d)
+    d = np.asarray(d)
+    return dict(data_sets=k, diff=float(m), ci_low=float(m - hw), ci_high=float(m + hw), wins=int((d > 0).sum()), losses=int((d < 0).sum()))
 
 def grid_json(
     table:pd.DataFrame, # `paired_grid`'s table
