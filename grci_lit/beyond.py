@@ -56,6 +56,10 @@ def fit_remedy(
     return sum(shaps) / len(shaps), first, seconds
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000017
+def _sim_file(p, n, seed, pnl=False)->str:
+    "The file name of one simulated data set's per-seed results."
+    return f"sim_{'pnl_' if pnl else ''}p{p}_n{n}_s{seed}.json"
+
 def _cached(path, compute, remedies):
     "Per remedy, the JSON result stored at `path`; the missing remedies are computed by `compute(missing)` and added."
     have = json.loads(Path(path).read_text()) if path is not None and Path(path).exists() else {}
@@ -115,7 +119,7 @@ def measure(
     if kind not in ("pbc", "simulated"): raise ValueError(f"kind must be 'pbc' or 'simulated', got {kind!r}")
     rows = []
     for seed in (range(seeds) if isinstance(seeds, (int, np.integer)) else seeds):
-        name = f"pbc_s{seed}.json" if kind == "pbc" else f"sim_{'pnl_' if pnl else ''}p{p}_n{n}_s{seed}.json"
+        name = f"pbc_s{seed}.json" if kind == "pbc" else _sim_file(p, n, seed, pnl)
         path = None if cache_dir is None else Path(cache_dir) / name
         res = _cached(path, (lambda m: pbc_seed(X, D, seed, m)) if kind == "pbc" else (lambda m: simulated_seed(p, n, seed, m, pnl=pnl)), remedies)
         rows += [dict(seed=seed, remedy=r, **res[r]) for r in remedies]
@@ -173,7 +177,7 @@ def paired_grid(
         if gen not in ("hnm", "pnl"): raise ValueError(f"generator must be 'hnm' or 'pnl', got {gen!r}")
         k = list(range(seeds))
         if stored_only:
-            name = lambda s: f"sim_{'pnl_' if gen == 'pnl' else ''}p{p}_n{n}_s{s}.json"
+            name = lambda s: _sim_file(p, n, s, gen == "pnl")
             k = [s for s in k if cache_dir is not None and _stored(cache_dir, name(s), remedies)]
             if len(k) < 2: continue
         res = measure("simulated", seeds=k, remedies=remedies, cache_dir=cache_dir, p=p, n=n, pnl=gen == "pnl")
@@ -192,7 +196,7 @@ def pooled_difference(
     d = []
     for gen, p, n in cells:
         for s in range(seeds):
-            name = f"sim_{'pnl_' if gen == 'pnl' else ''}p{p}_n{n}_s{s}.json"
+            name = _sim_file(p, n, s, gen == "pnl")
             if cache_dir is not None and _stored(cache_dir, name, remedies):
                 r = json.loads((Path(cache_dir) / name).read_text())
                 d.append(r[other]["rbo"] - r[base]["rbo"])

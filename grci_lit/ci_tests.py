@@ -202,8 +202,7 @@ def _suffix_at2(a_sorted, pos):
         return cs[..., -1:] - cs[..., pos]
     s = int(pos[1] - pos[0])                                          # earth's grid: a knot every s cases
     blocks = a_sorted[..., pos[0] + 1:pos[-1] + 1].reshape(*a_sorted.shape[:-1], K - 1, s)
-    seg = blocks[..., 0].copy()                                      # the sum of each block between two knots
-    for j in range(1, s): seg += blocks[..., j]
+    seg = blocks.sum(axis=-1)                                        # the sum of each block between two knots
     out = np.empty(a_sorted.shape[:-1] + (K,))
     out[..., -1] = a_sorted[..., pos[-1] + 1:].sum(-1)               # above the last knot
     out[..., :-1] = np.cumsum(seg[..., ::-1], axis=-1)[..., ::-1]     # a running sum over K blocks, not n cases

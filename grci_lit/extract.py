@@ -325,10 +325,8 @@ def causal_direction(
     x, y = zscore(x), zscore(y)
     r_xy = zscore(partial_out(x[:, None], y, reference=reference, seed=rng)[0], name="the residual of y given x")
     r_yx = zscore(partial_out(y[:, None], x, reference=reference, seed=rng)[0], name="the residual of x given y")
-    if len(ks) == 1: s1, s2 = float(mutual_information_score(x, r_xy, k=ks[0])), float(mutual_information_score(y, r_yx, k=ks[0]))
-    else:                                                        # one score per rung, averaged (the same rungs both ways)
-        s1 = float(np.mean([mutual_information_score(x, r_xy, k=j) for j in ks]))
-        s2 = float(np.mean([mutual_information_score(y, r_yx, k=j) for j in ks]))
+    s1 = float(np.mean([mutual_information_score(x, r_xy, k=j) for j in ks]))   # one score per rung, averaged (one rung: the paper's score)
+    s2 = float(np.mean([mutual_information_score(y, r_yx, k=j) for j in ks]))
     return Direction(1 if s2 - s1 > 0 else -1, s1, s2)
 
 # %% ../nbs/04_extract_errors.ipynb #d06824b5

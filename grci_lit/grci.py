@@ -271,9 +271,9 @@ def _variant_settings(variant)->dict:
     m = settings.get("shapley_fits", 1)
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
         raise ValueError(f"shapley_fits must be a positive integer, got {m!r}")
-    eta, rounds = settings.get("shapley_eta", 0.3), settings.get("shapley_rounds", 50)
-    if isinstance(eta, bool) or not isinstance(eta, (int, float)) or not 0 < eta <= 1: raise ValueError(f"shapley_eta must be in (0, 1], got {eta!r}")
-    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1: raise ValueError(f"shapley_rounds must be a positive integer, got {rounds!r}")
+    eta, rounds = settings.get("shapley_eta"), settings.get("shapley_rounds")      # absent: `fit_classifier`'s defaults
+    if eta is not None and (isinstance(eta, bool) or not isinstance(eta, (int, float)) or not 0 < eta <= 1): raise ValueError(f"shapley_eta must be in (0, 1], got {eta!r}")
+    if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1): raise ValueError(f"shapley_rounds must be a positive integer, got {rounds!r}")
     for key in ("tie_seed", "projection_seed"):
         t = settings.get(key)
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer))):
@@ -351,7 +351,7 @@ def _grci_fit(self:GRCI,
     settings = _variant_settings(self.variant_)
     tie_seed, projection_seed = settings.pop("tie_seed", None), settings.pop("projection_seed", None)
     shapley_fits = settings.pop("shapley_fits", 1)
-    shapley = dict(eta=settings.pop("shapley_eta", 0.3), max_rounds=settings.pop("shapley_rounds", 50))
+    shapley = {arg: settings.pop(key) for key, arg in (("shapley_eta", "eta"), ("shapley_rounds", "max_rounds")) if key in settings}
     for key in _PAIR_KEYS: settings.pop(key, None)                 # the pairwise test's, not a fit's
     seed_ties, seed_skeleton, seed_extract, seed_shapley = np.random.default_rng(self.seed).spawn(4)
     if tie_seed is not None: seed_ties = seed_skeleton = tie_seed  # the same jitter (and skeleton subsample above max_rows) at every seed
@@ -384,8 +384,8 @@ def _grci_fit(self:GRCI,
         self.sink_margins_ = pd.Series([margins[i] for i in self.error_model_.order], index=self.order_, name="sink_margin")
         timings["extract"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
         bar.set_postfix_str("Shapley model")
-        folds = 10 if max_rows is None or len(Z) <= max_rows else LARGE_N_FOLDS     # at this many rows 3 folds choose as well
-        fit_model = lambda s: fit_classifier(self.errors_, d, seed=s, reference=quirks, n_jobs=self.n_jobs, n_folds=folds, **shapley)
+        if max_rows is not None and len(Z) > max_rows: shapley["n_folds"] = LARGE_N_FOLDS   # at this many rows 3 folds choose as well
+        fit_model = lambda s: fit_classifier(self.errors_, d, seed=s, reference=quirks, n_jobs=self.n_jobs, **shapley)
         if shapley_fits == 1: self.model_ = fit_model(seed_shapley)   # the paper: one model
         else: self.model_ = AveragedShapleyModel([fit_model(s) for s in seed_shapley.spawn(shapley_fits)])
         self.shap_, self.base_value_ = _shapley(self.model_, self.errors_, return_base=True)

@@ -1,44 +1,25 @@
 """The Shapley stage's objective and learning rate, on the same recovered errors (chapter Beyond the paper).
 
 For each simulated DAG: the ground truth twice (XGBoost on 50 000 rows of true errors, logistic and squared-error
-objective), the paper's and the stable variant's GRCI fits, then on the stable fit's errors four Shapley stages,
+objective), the paper's and the stable variant's GRCI fits, then on the stable fit's errors three Shapley stages,
 each the mean of three cross-validated XGBoost models on the same three fold splits:
-logistic (eta 0.3, the paper), logistic with eta 0.1 (up to 150 rounds), and squared error (eta 0.3; its
-cross-validation scores squared error). Prints the paired RBO differences; per-DAG rows go to a CSV.
+logistic (eta 0.3, the paper), logistic with eta 0.1 (up to 150 rounds), and the authors' R code's stage
+(`fit_classifier(reference={"squared_error"})`: cross-validation on log-loss, a squared-error final model). Prints the paired RBO differences; per-DAG rows go to a CSV.
 
     python tools/shapley_stage_experiment.py --cells 10:500 10:2000 30:500 30:2000 --seeds 0 4 --out stage.csv
 """
 import argparse, time, warnings
-import numpy as np, pandas as pd, xgboost as xgb
+import numpy as np, pandas as pd
 from grci_lit.grci import GRCI
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley, t_ci
-from grci_lit.shapley import choose_hyperparameters, fold_labels
+from grci_lit.shapley import fit_classifier, shapley_values
 from grci_lit.simulate import sample_dag
 
-STAGES = {"logistic": dict(), "logistic_eta0.1": dict(eta=0.1, max_rounds=150), "squared_error": dict(objective="reg:squarederror")}
+STAGES = {"logistic": dict(), "logistic_eta0.1": dict(eta=0.1, max_rounds=150), "squared_error": dict(reference={"squared_error"})}
 
-def cv_shapley(E, D, seed, eta=0.3, max_rounds=50, objective="binary:logistic", depths=(1, 3, 4, 5, 6), n_folds=10):
-    "TreeSHAP values of one XGBoost model whose depth and rounds 10-fold CV chose (early stop after 10 rounds)."
-    folds = fold_labels(len(D), n_folds, np.random.default_rng(seed))
-    loss = np.zeros((max_rounds, len(depths)))
-    for k in range(n_folds):
-        te = folds == k
-        dtr, dte = xgb.DMatrix(E[~te], label=D[~te], nthread=1), xgb.DMatrix(E[te], label=D[te], nthread=1)
-        for j, depth in enumerate(depths):
-            params = dict(objective=objective, eval_metric="logloss", eta=eta, max_depth=depth, base_score=0.5, nthread=1, tree_method="hist")
-            b, best, best_r, col = xgb.Booster(params, [dtr, dte]), np.inf, 0, np.full(max_rounds, np.inf)
-            for r in range(max_rounds):
-                b.update(dtr, r)
-                if objective == "binary:logistic": l = float(b.eval_set([(dte, "t")], r).rsplit(":", 1)[1])
-                else: l = float(np.mean((np.clip(b.predict(dte, output_margin=True), 1e-6, 1 - 1e-6) - D[te]) ** 2))   # probability scale
-                col[r] = l
-                if l < best: best, best_r = l, r
-                elif r - best_r >= 10: break
-            loss[:, j] += col
-    rounds, depth = choose_hyperparameters(loss, depths)
-    params = dict(objective=objective, eta=eta, max_depth=depth, base_score=0.5, nthread=1, tree_method="hist")
-    b = xgb.train(params, xgb.DMatrix(E, label=D, nthread=1), num_boost_round=rounds)
-    return b.predict(xgb.DMatrix(E, nthread=1), pred_contribs=True)[:, :-1]
+def stage_shapley(E, D, seed, **settings):
+    "TreeSHAP values of one `fit_classifier` model (10-fold CV over depth and rounds) with the stage's settings."
+    return np.asarray(shapley_values(fit_classifier(E, D, seed=seed, tree_method="hist", **settings), E))
 
 def one_dag(p, n, seed):
     full = sample_dag(p, 50_000, seed=seed); s = full.head(n); sick = s.D == 1
@@ -52,7 +33,7 @@ def one_dag(p, n, seed):
     E = g.errors_.to_numpy()
     fold_seeds = [1000 * seed + 777 + i for i in range(3)]   # integers: every stage sees the same three fold splits
     for name, kw in STAGES.items():
-        S = sum(cv_shapley(E, s.D, q, **kw) for q in fold_seeds) / 3
+        S = sum(stage_shapley(E, s.D, q, **kw) for q in fold_seeds) / 3
         for t, T in truths.items(): row[f"{name}|{t}"] = rbo_shapley(T, S, patients=sick)
     return row
 
