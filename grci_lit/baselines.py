@@ -659,7 +659,7 @@ def _grci_fit(s):
 
 def _run_grci(s):
     g, t = _grci_fit(s)
-    return _result(s.n, s.p, np.arange(s.p), g.shap_.to_numpy(), g.errors_.to_numpy(), t)
+    return _result(s.n, s.p, np.arange(s.p), g.ranking_scores().to_numpy(), g.errors_.to_numpy(), t)   # ranked as the variant ranks
 
 def _rci_fit(s): return s.once("rci", lambda: rci(s.A, s.d, seed=s.seeds["rci"], reference=s.quirks, tree_shap=False))
 

@@ -32,6 +32,7 @@ REMEDIES = {  # name -> (Extract-Errors settings, whole GRCI fits whose Shapley 
     "mean_projection": (dict(projection="mean"), 1), "shap_mean3": ({}, 3), "shap_mean5": ({}, 5),
     "fixed_ties": (dict(projection="mean", tie_seed=0), 1),       # (c) with one tie-break for every seed
     "stable": (dict(VARIANTS["stable"]), 1),                      # GRCI(variant="stable"): (c) and 3 Shapley models averaged
+    "ranked": (dict(VARIANTS["ranked"]), 1),                      # GRCI(variant="ranked"): "stable", root causes ranked by Shapley value x importance
     "stable5": (dict(VARIANTS["stable"], shapley_fits=5), 1),     # the same with 5 Shapley models
     "fixed_draw": (dict(tie_seed=0, projection_seed=0, shapley_fits=3), 1),   # one fixed Dirichlet draw instead of the mean
 }
@@ -42,7 +43,7 @@ def fit_remedy(
     remedy:str, # a name of `REMEDIES`
     seed:int, # seed of the (first) fit; fit j of an average uses seed + 10000 j
     skeleton=None, # a skeleton for every fit (see `GRCI.fit`)
-)->tuple: # (n x p Shapley values, the first fit, seconds of its fits without a given skeleton's search)
+)->tuple: # (n x p Shapley values as the variant ranks them (`GRCI.ranking_scores`), the first fit, seconds of its fits without a given skeleton's search)
     "Fit one remedy: GRCI with its number of projection draws, its Shapley values averaged over its number of fits."
     if remedy not in REMEDIES: raise ValueError(f"remedy must be one of {list(REMEDIES)}, got {remedy!r}")
     settings, n_fits = REMEDIES[remedy]
@@ -52,7 +53,7 @@ def fit_remedy(
         warnings.simplefilter("ignore", TiedValuesWarning)
         for j in range(n_fits):
             g = GRCI(seed=seed + 10_000 * j, variant=variant, verbose=False).fit(X, D, skeleton=skeleton)
-            shaps.append(g.shap_); seconds += sum(g.timings_.values()); first = first or g
+            shaps.append(g.ranking_scores()); seconds += sum(g.timings_.values()); first = first or g
     return sum(shaps) / len(shaps), first, seconds
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000017

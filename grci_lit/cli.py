@@ -499,7 +499,8 @@ def command_demo(args)->int:
     truth = pbc_truth(X)
     print(f"GRCI on {data.name.upper()}: {len(X)} patients x {X.shape[1]} variables, {int(D.sum())} died; "
           f"fitted in {time.perf_counter() - t:.1f} s")
-    print("top root causes of death (Shapley value > 0, largest first) of patients who died,")
+    how = "largest first" if (g.rank_weights_ == 1).all() else "ranked by Shapley value x importance"
+    print(f"top root causes of death (Shapley value > 0, {how}) of patients who died,")
     print("beside the paper's ground truth (bili then age if bilirubin >= 2 mg/dL, else age then bili):")
     died = np.flatnonzero(D.to_numpy() == 1)[:max(args.patients, 0)]
     for i in died:

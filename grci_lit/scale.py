@@ -144,7 +144,7 @@ def accuracy_pairs(
                 g = GRCI(seed=seed, verbose=False, **st).fit(s.X, s.D)
             sc = skeleton_scores(g.skeleton_, s.adj)
             out.append(dict(label=label, seed=int(seed), p=int(p), n=int(n), seconds=time.perf_counter() - t,
-                            rbo=rbo_shapley(truth, g.shap_.to_numpy()[:n_eval], patients=s.D[:n_eval] == 1),
+                            rbo=rbo_shapley(truth, g.ranking_scores().to_numpy()[:n_eval], patients=s.D[:n_eval] == 1),
                             recall=float(sc["recall"]), precision=float(sc["precision"]), edges=int(g.skeleton_.n_edges),
                             load=float(os.getloadavg()[0])))
     return out
