@@ -75,8 +75,9 @@ def test_run_writes_every_output(sim_csv, tmp_path):
     assert list(rc.index) == list(df.pid[sick]) and (rc.dx == 1).all()        # D = 0 patients are left out
     shap1 = shap.loc[rc.index]
     assert (rc.n_root_causes.to_numpy() == (shap1.to_numpy() > 0).sum(1)).all()
-    top = shap1.idxmax(axis=1).where(shap1.max(axis=1) > 0)
-    assert (rc.root_cause_1.fillna("-") == top.fillna("-")).all()          # the first root cause is the largest s > 0
+    weight = shap.abs().mean() / shap.abs().mean().max()                       # the default ranks by s x the variable's importance
+    top = (shap1 * weight).idxmax(axis=1).where(shap1.max(axis=1) > 0)
+    assert (rc.root_cause_1.fillna("-") == top.fillna("-")).all()          # the first root cause: the largest s x importance, s > 0
     page = (out / "report.html").read_text()
     links = re.findall(r'(?:src|href)="([^"]*)"', page)                      # every image inline: nothing to fetch
     assert "<script>" in page and links and all(u.startswith("data:image/png;base64,") for u in links)
