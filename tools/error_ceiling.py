@@ -9,13 +9,13 @@ in it is skipped.
 
     python tools/error_ceiling.py --cells hnm:10:500 hnm:30:2000 --seeds 0 30 --out results/beyond_the_paper/ceiling.csv
 """
-import argparse, time, warnings
-from pathlib import Path
+import argparse, warnings
 import numpy as np, pandas as pd
 from grci_lit.grci import AveragedShapleyModel, _shapley
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley
 from grci_lit.shapley import fit_classifier
 from grci_lit.simulate import sample_dag
+from grid_rows import run_rows
 
 def stable_stage(E, D, seed, fits=3):
     "The stable variant's Shapley stage on errors E, its models seeded as in `GRCI(seed=seed).fit`."
@@ -41,16 +41,5 @@ if __name__ == "__main__":
     ap.add_argument("--out", required=True, help="CSV of per-DAG rows (appended; DAGs already in it are skipped)")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
-    out = Path(a.out)
-    have = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=["generator", "p", "n", "seed"])
-    done = set(map(tuple, have[["generator", "p", "n", "seed"]].astype(str).to_numpy()))
-    for seed in range(*a.seeds):
-        for cell in a.cells:
-            gen, p, n = cell.split(":")
-            if (gen, p, n, str(seed)) in done: continue
-            t = time.perf_counter()
-            row = one_dag(gen, int(p), int(n), seed)
-            have = pd.concat([pd.read_csv(out) if out.exists() else None, pd.DataFrame([row])], ignore_index=True)
-            have.to_csv(out, index=False)
-            print(f"{cell} seed {seed}: true errors {row['true_errors']:.3f}, ancestors only {row['ancestors_only']:.3f} "
-                  f"({time.perf_counter() - t:.0f} s)", flush=True)
+    run_rows(one_dag, a.cells, a.seeds, a.out,
+             describe=lambda r: f"true errors {r['true_errors']:.3f}, ancestors only {r['ancestors_only']:.3f} ")

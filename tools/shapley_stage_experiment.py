@@ -8,12 +8,13 @@ logistic (eta 0.3, the paper), logistic with eta 0.1 (up to 150 rounds), and the
 
     python tools/shapley_stage_experiment.py --cells 10:500 10:2000 30:500 30:2000 --seeds 0 4 --out stage.csv
 """
-import argparse, time, warnings
+import argparse, warnings
 import numpy as np, pandas as pd
 from grci_lit.grci import GRCI
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley, t_ci
 from grci_lit.shapley import fit_classifier, shapley_values
 from grci_lit.simulate import sample_dag
+from grid_rows import run_rows
 
 STAGES = {"logistic": dict(), "logistic_eta0.1": dict(eta=0.1, max_rounds=150), "squared_error": dict(reference={"squared_error"})}
 
@@ -44,13 +45,7 @@ if __name__ == "__main__":
     ap.add_argument("--out", default=None, help="CSV of per-DAG rows")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
-    rows = []
-    for seed in range(*a.seeds):
-        for cell in a.cells:
-            p, n = map(int, cell.split(":")); t = time.perf_counter()
-            rows.append(one_dag(p, n, seed)); print(f"p={p} n={n} seed={seed}: {time.perf_counter() - t:.0f} s", flush=True)
-            if a.out: pd.DataFrame(rows).to_csv(a.out, index=False)
-    df = pd.DataFrame(rows)
+    df = run_rows(one_dag, a.cells, a.seeds, a.out)
     for t in ("logistic", "squared"):
         for x, y in (("squared_error", "logistic"), ("logistic_eta0.1", "logistic"), ("stable", "paper")):
             m, hw, k = t_ci(df[f"{x}|{t}"] - df[f"{y}|{t}"])

@@ -7,12 +7,12 @@ root causes is unchanged; only their order moves. Rows append to a CSV; data set
 
     python tools/shrink_grid.py --cells hnm:10:500 pnl:30:1000 --seeds 0 30 --out results/beyond_the_paper/importance_grid.csv
 """
-import argparse, time, warnings
-from pathlib import Path
+import argparse, warnings
 import numpy as np, pandas as pd
 from grci_lit.grci import GRCI
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley
 from grci_lit.simulate import sample_dag
+from grid_rows import run_rows
 
 def one_dag(gen, p, n, seed):
     full = sample_dag(p, 50_000, seed=seed, pnl=gen == "pnl"); s = full.head(n); sick = s.D == 1
@@ -31,13 +31,4 @@ if __name__ == "__main__":
     ap.add_argument("--out", required=True, help="CSV of per-DAG rows (appended; data sets already in it are skipped)")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
-    out = Path(a.out)
-    for seed in range(*a.seeds):
-        for cell in a.cells:
-            gen, p, n = cell.split(":")
-            have = pd.read_csv(out) if out.exists() else None
-            if have is not None and ((have.generator == gen) & (have.p == int(p)) & (have.n == int(n)) & (have.seed == seed)).any(): continue
-            t = time.perf_counter()
-            row = one_dag(gen, int(p), int(n), seed)
-            pd.concat([have, pd.DataFrame([row])], ignore_index=True).to_csv(out, index=False)
-            print(f"{cell} seed {seed}: shapley {row['shapley']:.3f}, importance {row['importance']:.3f} ({time.perf_counter() - t:.0f} s)", flush=True)
+    run_rows(one_dag, a.cells, a.seeds, a.out, describe=lambda r: f"shapley {r['shapley']:.3f}, importance {r['importance']:.3f} ")

@@ -1,0 +1,25 @@
+"""The per-data-set loop the experiment tools share: one row per (cell, seed), printed as it comes and kept in a CSV."""
+import time
+from pathlib import Path
+import pandas as pd
+
+def parse_cell(cell:str)->tuple:
+    "'p:n' -> (p, n); 'generator:p:n' -> (generator, p, n)."
+    *gen, p, n = cell.split(":")
+    return (*gen, int(p), int(n))
+
+def run_rows(one_dag, cells, seeds, out=None, describe=lambda row: "")->pd.DataFrame:
+    """`one_dag(*parse_cell(cell), seed)` for every seed (outer) and cell; each row is appended to the CSV `out` at once,
+    and a (cell, seed) whose row is already there is read back instead of rerun."""
+    out = None if out is None else Path(out)
+    rows = pd.read_csv(out).to_dict("records") if out is not None and out.exists() else []
+    for seed in range(*seeds):
+        for cell in cells:
+            args = parse_cell(cell)
+            key = dict(zip(("generator", "p", "n") if len(args) == 3 else ("p", "n"), args), seed=seed)
+            if any(all(r.get(k) == v for k, v in key.items()) for r in rows): continue
+            t = time.perf_counter()
+            rows.append(one_dag(*args, seed))
+            print(f"{cell} seed {seed}: {describe(rows[-1])}({time.perf_counter() - t:.0f} s)", flush=True)
+            if out is not None: pd.DataFrame(rows).to_csv(out, index=False)
+    return pd.DataFrame(rows)
