@@ -337,7 +337,8 @@ def report_html(
     e = html.escape
     stats = pd.DataFrame({"mean": X.mean(), "sd": X.std(), "min": X.min(), "max": X.max(),
                           f"mean if {label}": X[sick].mean(), "mean otherwise": X[~sick].mean(),
-                          "mean |Shapley|": g.shap_.abs().mean(), "place in order": [g.order_.index(c) for c in X.columns]})
+                          "mean |Shapley|": g.shap_.abs().mean(), "rank weight": g.rank_weights_,
+                          "place in order": [g.order_.index(c) for c in X.columns]})
     parts = [f"<h1>GRCI report: {e(str(source) or 'data')}</h1>",
              f'<p class="note">grci_lit {e(__version__)}; settings: {e(repr(g))}; fitted in {seconds:.1f} s.</p>',
              "<h2>Data</h2>",
