@@ -158,13 +158,14 @@ def mad_normalize(
 # %% ../nbs/08_grci.ipynb #e6b4d2f6
 MAX_ROWS = 4000  # GRCI's `max_rows="auto"` outside the paper variant: CI tests and Find-Sink's MI scores read at most this many seeded rows (chapter scale)
 
+_STABLE = dict(projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3,  # no random step before the Shapley model (above max_rows, the same subsamples at every seed), 3 Shapley models averaged
+               pair_k_ladder=(0.5, 1, 2))  # the pairwise test `causal_direction` averages its MI scores over k/2, k and 2k
+
 VARIANTS = {  # GRCI's variants: name -> settings (chapter beyond_the_paper); keys in _FIT_KEYS are read by `fit`, pair_k_ladder by the pairwise test; every other key goes to Extract-Errors
     "paper": dict(n_draws=1, max_rows=None),   # the paper's Algorithm 3: one Dirichlet projection draw per fit, every row in every test
     "averaged": dict(n_draws=5),  # Find-Sink's scores and Partial-Out's errors averaged over 5 independent draws
-    "stable": dict(projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3,  # no random step before the Shapley model (above max_rows, the same subsamples at every seed), 3 Shapley models averaged
-                   pair_k_ladder=(0.5, 1, 2)),  # the pairwise test `causal_direction` averages its MI scores over k/2, k and 2k
-    "ranked": dict(projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3, pair_k_ladder=(0.5, 1, 2),
-                   rank_by="importance"),  # "stable", each patient's root causes ranked by Shapley value x the error's importance
+    "stable": _STABLE,
+    "ranked": dict(_STABLE, rank_by="importance"),  # "stable", each patient's root causes ranked by Shapley value x the error's importance
 }
 DEFAULT_VARIANT = "ranked"  # the variant of `GRCI()` (variant=None) when `reference` does not ask for the authors' R code
 

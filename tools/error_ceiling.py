@@ -9,13 +9,12 @@ in it is skipped.
 
     python tools/error_ceiling.py --cells hnm:10:500 hnm:30:2000 --seeds 0 30 --out results/beyond_the_paper/ceiling.csv
 """
-import argparse, warnings
 import numpy as np, pandas as pd
 from grci_lit.grci import AveragedShapleyModel, _shapley
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley
 from grci_lit.shapley import fit_classifier
 from grci_lit.simulate import sample_dag
-from grid_rows import run_rows
+from grid_rows import main
 
 def stable_stage(E, D, seed, fits=3):
     "The stable variant's Shapley stage on errors E, its models seeded as in `GRCI(seed=seed).fit`."
@@ -35,11 +34,5 @@ def one_dag(gen, p, n, seed):
                 ancestors_only=rbo_shapley(truth, only, patients=sick), n_ancestors=len(anc))
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cells", nargs="+", default=["hnm:10:500"], help="generator:p:n cells (p counts D)")
-    ap.add_argument("--seeds", nargs=2, type=int, default=[0, 30], help="first and one-past-last seed")
-    ap.add_argument("--out", required=True, help="CSV of per-DAG rows (appended; DAGs already in it are skipped)")
-    a = ap.parse_args()
-    warnings.simplefilter("ignore")
-    run_rows(one_dag, a.cells, a.seeds, a.out,
-             describe=lambda r: f"true errors {r['true_errors']:.3f}, ancestors only {r['ancestors_only']:.3f} ")
+    main(one_dag, __doc__, ["hnm:10:500"], [0, 30], out_required=True,
+         describe=lambda r: f"true errors {r['true_errors']:.3f}, ancestors only {r['ancestors_only']:.3f} ")

@@ -1,5 +1,5 @@
 """The per-data-set loop the experiment tools share: one row per (cell, seed), printed as it comes and kept in a CSV."""
-import time
+import argparse, time, warnings
 from pathlib import Path
 import pandas as pd
 
@@ -23,3 +23,13 @@ def run_rows(one_dag, cells, seeds, out=None, describe=lambda row: "")->pd.DataF
             print(f"{cell} seed {seed}: {describe(rows[-1])}({time.perf_counter() - t:.0f} s)", flush=True)
             if out is not None: pd.DataFrame(rows).to_csv(out, index=False)
     return pd.DataFrame(rows)
+
+def main(one_dag, doc:str, cells, seeds, out_required:bool=False, describe=lambda row: "")->pd.DataFrame:
+    "The command line every experiment tool shares: --cells, --seeds and --out, then `run_rows`."
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--cells", nargs="+", default=list(cells), help="cells: p:n, or generator:p:n (p counts D)")
+    ap.add_argument("--seeds", nargs=2, type=int, default=list(seeds), help="first and one-past-last seed")
+    ap.add_argument("--out", required=out_required, default=None, help="CSV of per-DAG rows (appended; data sets already in it are read back)")
+    a = ap.parse_args()
+    warnings.simplefilter("ignore")
+    return run_rows(one_dag, a.cells, a.seeds, a.out, describe)

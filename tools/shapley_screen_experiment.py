@@ -16,7 +16,6 @@ Prints each screen's paired difference to "every error"; per-DAG rows go to a CS
 
     python tools/shapley_screen_experiment.py --cells 10:500 10:2000 30:500 30:2000 50:2000 --seeds 0 8 --out screens.csv
 """
-import argparse, warnings
 import numpy as np, pandas as pd
 from scipy import stats
 from error_ceiling import stable_stage
@@ -25,7 +24,7 @@ from grci_lit.skeleton import skeleton_stable
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley, t_ci
 from grci_lit.shapley import fit_classifier, shapley_values
 from grci_lit.simulate import sample_dag
-from grid_rows import run_rows
+from grid_rows import main
 
 def additive_pvalues(E, D, ridge=1e-3, iters=25):
     "Wald p-value of each error's block in a ridge-stabilised logistic regression of D on hinge bases of every error."
@@ -89,13 +88,7 @@ def one_dag(p, n, seed):
     return row
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cells", nargs="+", default=["10:500", "30:2000"], help="p:n cells (p counts D)")
-    ap.add_argument("--seeds", nargs=2, type=int, default=[0, 8], help="first and one-past-last seed")
-    ap.add_argument("--out", default=None, help="CSV of per-DAG rows")
-    a = ap.parse_args()
-    warnings.simplefilter("ignore")
-    df = run_rows(one_dag, a.cells, a.seeds, a.out)
+    df = main(one_dag, __doc__, ["10:500", "30:2000"], [0, 8])
     for c in df.columns[4:]:
         m, hw, k = t_ci(df[c] - df["every_error"])
         print(f"{c:16s} - every error: {m:+.3f} ± {hw:.3f} ({k} DAGs)")

@@ -8,13 +8,12 @@ logistic (eta 0.3, the paper), logistic with eta 0.1 (up to 150 rounds), and the
 
     python tools/shapley_stage_experiment.py --cells 10:500 10:2000 30:500 30:2000 --seeds 0 4 --out stage.csv
 """
-import argparse, warnings
 import numpy as np, pandas as pd
 from grci_lit.grci import GRCI
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley, t_ci
 from grci_lit.shapley import fit_classifier, shapley_values
 from grci_lit.simulate import sample_dag
-from grid_rows import run_rows
+from grid_rows import main
 
 STAGES = {"logistic": dict(), "logistic_eta0.1": dict(eta=0.1, max_rounds=150), "squared_error": dict(reference={"squared_error"})}
 
@@ -39,13 +38,7 @@ def one_dag(p, n, seed):
     return row
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cells", nargs="+", default=["10:500", "30:1000"], help="p:n cells (p counts D)")
-    ap.add_argument("--seeds", nargs=2, type=int, default=[0, 4], help="first and one-past-last seed")
-    ap.add_argument("--out", default=None, help="CSV of per-DAG rows")
-    a = ap.parse_args()
-    warnings.simplefilter("ignore")
-    df = run_rows(one_dag, a.cells, a.seeds, a.out)
+    df = main(one_dag, __doc__, ["10:500", "30:1000"], [0, 4])
     for t in ("logistic", "squared"):
         for x, y in (("squared_error", "logistic"), ("logistic_eta0.1", "logistic"), ("stable", "paper")):
             m, hw, k = t_ci(df[f"{x}|{t}"] - df[f"{y}|{t}"])

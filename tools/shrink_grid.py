@@ -7,12 +7,11 @@ root causes is unchanged; only their order moves. Rows append to a CSV; data set
 
     python tools/shrink_grid.py --cells hnm:10:500 pnl:30:1000 --seeds 0 30 --out results/beyond_the_paper/importance_grid.csv
 """
-import argparse, warnings
 import numpy as np, pandas as pd
 from grci_lit.grci import GRCI
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley
 from grci_lit.simulate import sample_dag
-from grid_rows import run_rows
+from grid_rows import main
 
 def one_dag(gen, p, n, seed):
     full = sample_dag(p, 50_000, seed=seed, pnl=gen == "pnl"); s = full.head(n); sick = s.D == 1
@@ -25,10 +24,5 @@ def one_dag(gen, p, n, seed):
                 importance=rbo_shapley(truth, S * w, patients=sick), importance_sq=rbo_shapley(truth, S * w**2, patients=sick))
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cells", nargs="+", default=["hnm:10:500"], help="generator:p:n cells (p counts D)")
-    ap.add_argument("--seeds", nargs=2, type=int, default=[0, 30], help="first and one-past-last seed")
-    ap.add_argument("--out", required=True, help="CSV of per-DAG rows (appended; data sets already in it are skipped)")
-    a = ap.parse_args()
-    warnings.simplefilter("ignore")
-    run_rows(one_dag, a.cells, a.seeds, a.out, describe=lambda r: f"shapley {r['shapley']:.3f}, importance {r['importance']:.3f} ")
+    main(one_dag, __doc__, ["hnm:10:500"], [0, 30], out_required=True,
+         describe=lambda r: f"shapley {r['shapley']:.3f}, importance {r['importance']:.3f} ")
