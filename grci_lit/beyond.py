@@ -33,6 +33,7 @@ REMEDIES = {  # name -> (Extract-Errors settings, whole GRCI fits whose Shapley 
     "fixed_ties": (dict(projection="mean", tie_seed=0), 1),       # (c) with one tie-break for every seed
     "stable": (dict(VARIANTS["stable"]), 1),                      # GRCI(variant="stable"): (c) and 3 Shapley models averaged
     "ranked": (dict(VARIANTS["ranked"]), 1),                      # GRCI(variant="ranked"): "stable", root causes ranked by Shapley value x importance
+    "smoothed": (dict(VARIANTS["smoothed"]), 1),                  # GRCI(variant="smoothed"): "ranked", each Shapley value smoothed along its error first
     "stable5": (dict(VARIANTS["stable"], shapley_fits=5), 1),     # the same with 5 Shapley models
     "fixed_draw": (dict(tie_seed=0, projection_seed=0, shapley_fits=3), 1),   # one fixed Dirichlet draw instead of the mean
 }

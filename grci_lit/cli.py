@@ -315,8 +315,11 @@ def _graph_png(g:GRCI)->bytes:
 # %% ../nbs/11_cli.ipynb #b10afb85
 def _ranking_words(g:GRCI)->str:
     "How the fit's variant orders a patient's root causes, in words."
-    if (g.rank_weights_ == 1).all(): return "largest first"
-    return "largest Shapley value x the variable's importance over all patients first"
+    if getattr(g, "rank_curves_", None) is not None:
+        return ("smoothed Shapley value > 0, largest smoothed value x the variable's importance over all patients first; "
+                "a patient's smoothed value leans on the patients with similar errors")
+    if (g.rank_weights_ == 1).all(): return "Shapley value > 0, largest first"
+    return "Shapley value > 0, largest Shapley value x the variable's importance over all patients first"
 
 def report_html(
     g:GRCI, # the fitted GRCI
@@ -375,7 +378,7 @@ def report_html(
                     f'<td class="num">{logodds.iloc[i]:+.2f}</td><td>{e(", ".join(causes)) or "(none)"}</td><td>{fig}</td></tr>')
     who = "every patient" if len(table) == len(g.D_) else f"the {len(table)} patients with {e(label)}"
     parts += ["<h2>Patients</h2>",
-              f"<p>Top root causes (Shapley value &gt; 0, {e(_ranking_words(g))}) of {who}; waterfalls for the highest predicted "
+              f"<p>Top root causes ({e(_ranking_words(g))}) of {who}; waterfalls for the highest predicted "
               f"risks. Highest predicted risk first. Search by patient id, outcome or variable (all words must match).</p>",
               f'<p><input id="search" type="search" placeholder="e.g. a variable or patient id" aria-label="search patients"> '
               f'<span id="shown">{len(rows)}</span> of {len(rows)} shown</p>',
@@ -505,7 +508,7 @@ def command_demo(args)->int:
     truth = pbc_truth(X)
     print(f"GRCI on {data.name.upper()}: {len(X)} patients x {X.shape[1]} variables, {int(D.sum())} died; "
           f"fitted in {time.perf_counter() - t:.1f} s")
-    print(f"top root causes of death (Shapley value > 0, {_ranking_words(g)}) of patients who died,")
+    print(f"top root causes of death ({_ranking_words(g)}) of patients who died,")
     print("beside the paper's ground truth (bili then age if bilirubin >= 2 mg/dL, else age then bili):")
     died = np.flatnonzero(D.to_numpy() == 1)[:max(args.patients, 0)]
     for i in died:

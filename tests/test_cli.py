@@ -73,11 +73,15 @@ def test_run_writes_every_output(sim_csv, tmp_path):
     assert list(rc.columns) == ["dx", "log_odds", "n_root_causes", "root_cause_1", "root_cause_2", "root_cause_3"]
     sick = df.dx.to_numpy() == 1
     assert list(rc.index) == list(df.pid[sick]) and (rc.dx == 1).all()        # D = 0 patients are left out
-    shap1 = shap.loc[rc.index]
-    assert (rc.n_root_causes.to_numpy() == (shap1.to_numpy() > 0).sum(1)).all()
-    weight = shap.abs().mean() / shap.abs().mean().max()                       # the default ranks by s x the variable's importance
-    top = (shap1 * weight).idxmax(axis=1).where(shap1.max(axis=1) > 0)
-    assert (rc.root_cause_1.fillna("-") == top.fillna("-")).all()          # the first root cause: the largest s x importance, s > 0
+    from grci_lit.grci import GRCI, shapley_curves, smoothed_shapley
+    g = GRCI.load(out / "grci.pkl")
+    weight = shap.abs().mean() / shap.abs().mean().max()                       # the default ranks by smoothed s x the variable's importance
+    score = smoothed_shapley(shap, errors, shapley_curves(shap, errors)) * weight.to_numpy()
+    assert np.allclose(score.to_numpy(), g.ranking_scores().to_numpy(), atol=1e-9)
+    score1 = score.loc[rc.index]
+    assert (rc.n_root_causes.to_numpy() == (score1.to_numpy() > 0).sum(1)).all()
+    top = score1.idxmax(axis=1).where(score1.max(axis=1) > 0)
+    assert (rc.root_cause_1.fillna("-") == top.fillna("-")).all()          # the first root cause: the largest score, score > 0
     page = (out / "report.html").read_text()
     links = re.findall(r'(?:src|href)="([^"]*)"', page)                      # every image inline: nothing to fetch
     assert "<script>" in page and links and all(u.startswith("data:image/png;base64,") for u in links)
@@ -87,8 +91,6 @@ def test_run_writes_every_output(sim_csv, tmp_path):
     order = pd.read_csv(out / "order.csv")
     assert list(order.columns) == ["position", "variable"] and sorted(order.variable) == NAMES
     # the pickled model explains the same patients the same way
-    from grci_lit.grci import GRCI
-    g = GRCI.load(out / "grci.pkl")
     assert np.allclose(g.explain(df[NAMES]).to_numpy(), shap.to_numpy(), atol=1e-4)
     # and the same seed gives the same Shapley values
     r2 = cli("run", path, "--target", "dx", "--index-col", "pid", "--out", tmp_path / "again", "--plots", "0",
