@@ -10,17 +10,13 @@ Rows append to a CSV; data sets already in it are skipped.
 
     python tools/smooth_grid.py --cells hnm:10:500 pnl:30:1000 --seeds 0 30 --out results/beyond_the_paper/smoothed_grid.csv
 """
-import numpy as np, pandas as pd
-from grci_lit.grci import GRCI, shapley_curves, smoothed_shapley
-from grci_lit.metrics import ground_truth_shapley, rbo_shapley
-from grci_lit.simulate import sample_dag
-from grid_rows import main
+import numpy as np
+from grci_lit.grci import shapley_curves, smoothed_shapley
+from grci_lit.metrics import rbo_shapley
+from grid_rows import default_fit, main
 
 def one_dag(gen, p, n, seed):
-    full = sample_dag(p, 50_000, seed=seed, pnl=gen == "pnl"); s = full.head(n); sick = s.D == 1
-    truth = ground_truth_shapley(full, n_eval=n, seed=seed)
-    cols = [f"X{j}" for j in range(p - 1)]
-    g = GRCI(seed=seed, verbose=False).fit(pd.DataFrame(s.X, columns=cols), s.D)
+    truth, sick, cols, g = default_fit(gen, p, n, seed)
     assert g.variant_ == "smoothed"
     S, E, w = g.shap_[cols], g.errors_[cols], g.rank_weights_[cols].to_numpy()
     score = lambda M: rbo_shapley(truth, np.asarray(M), patients=sick)
