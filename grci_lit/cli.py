@@ -316,8 +316,8 @@ def _graph_png(g:GRCI)->bytes:
 def _ranking_words(g:GRCI)->str:
     "How the fit's variant orders a patient's root causes, in words."
     if getattr(g, "rank_curves_", None) is not None:
-        return ("smoothed Shapley value > 0, largest smoothed value x the variable's importance over all patients first; "
-                "a patient's smoothed value leans on the patients with similar errors")
+        return ("score > 0, largest first; a score is the patient's Shapley value smoothed over the patients with similar "
+                "errors, times the variable's importance")
     if (g.rank_weights_ == 1).all(): return "Shapley value > 0, largest first"
     return "Shapley value > 0, largest Shapley value x the variable's importance over all patients first"
 

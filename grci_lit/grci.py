@@ -483,6 +483,8 @@ def _grci_ranking_scores(self:GRCI,
     "The scores a patient's root causes are ranked by: the Shapley values (smoothed under rank_by=\"smoothed\"), each column times its rank weight."
     S = self._shap(shap)
     curves = getattr(self, "rank_curves_", None)   # a GRCI saved before smoothing existed has none
+    if errors is not None and shap is None:
+        raise ValueError("errors= goes with shap= (new patients' Shapley values and their errors); without shap the fitted patients' own are used")
     if curves is not None:
         if errors is None and shap is not None:
             raise ValueError("this fit ranks by smoothed Shapley values (rank_by='smoothed'), which read each patient's errors: "
@@ -693,6 +695,7 @@ def plot_shapley_curve(
     S, E = pd.DataFrame(shap), pd.DataFrame(errors)
     if column not in S.columns or column not in E.columns: raise ValueError(f"column {column!r} is not one of {list(S.columns)}")
     curves = shapley_curves(S, E) if curves is None else curves
+    if column not in list(curves.names): raise ValueError(f"the curves have no column {column!r}: they are over {list(curves.names)}")
     j = list(curves.names).index(column)
     if ax is None: _, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(curves.x[j], curves.y[j], color="tab:red", lw=2, label="Shapley curve", zorder=3)
