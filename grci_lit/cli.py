@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from . import __version__
 from .datasets import load_pbc, pbc_truth
-from .grci import DEFAULT_VARIANT, GRCI, VARIANTS, SeedStability, fit_seeds
+from .grci import DEFAULT_VARIANT, GRCI, VARIANTS, SeedStability, _variant_settings, fit_seeds
 
 # %% ../nbs/11_cli.ipynb #a13e1001
 import base64
@@ -313,13 +313,16 @@ def _graph_png(g:GRCI)->bytes:
     return _png(fig, dpi=90)
 
 # %% ../nbs/11_cli.ipynb #b10afb85
+_RANKING_WORDS = {  # rank_by -> how a patient's root causes are chosen and ordered, in words
+    "shapley": "Shapley value > 0, largest first",
+    "importance": "Shapley value > 0, largest Shapley value x the variable's importance over all patients first",
+    "smoothed": "score > 0, largest first; a score is the patient's Shapley value smoothed over the patients with similar "
+                "errors, times the variable's importance",
+}
+
 def _ranking_words(g:GRCI)->str:
     "How the fit's variant orders a patient's root causes, in words."
-    if getattr(g, "rank_curves_", None) is not None:
-        return ("score > 0, largest first; a score is the patient's Shapley value smoothed over the patients with similar "
-                "errors, times the variable's importance")
-    if (g.rank_weights_ == 1).all(): return "Shapley value > 0, largest first"
-    return "Shapley value > 0, largest Shapley value x the variable's importance over all patients first"
+    return _RANKING_WORDS[_variant_settings(g.variant_).get("rank_by", "shapley")]
 
 def report_html(
     g:GRCI, # the fitted GRCI
