@@ -28,7 +28,26 @@ def _columns(a, name):
 
 def _within(points, radius):
     "For each point i: #{j : max-norm distance(points_j, points_i) <= radius_i}, i itself included (0 if radius < 0)"
+    if points.shape[1] == 1: return _within_sorted(points[:, 0], radius)
     return cKDTree(points).query_ball_point(points, r=radius, p=np.inf, return_length=True)
+
+def _within_sorted(x, radius):
+    "`_within` for one column: two binary searches in the sorted values, the same counts as a k-d tree in a tenth of the time."
+    x, r = np.asarray(x, dtype=float), np.asarray(radius, dtype=float)
+    xs = np.sort(x); last = len(xs) - 1
+    hi = np.searchsorted(xs, x + r, side="right") - 1                # the last sorted value within r above x_i ...
+    lo = np.searchsorted(xs, x - r, side="left")                     # ... and the first below; x_i + r is rounded, so
+    while True:                                                      # step each end until |x_j - x_i|, computed as the
+        grow = (hi < last) & (xs[np.minimum(hi + 1, last)] - x <= r) #   k-d tree computes it, decides (a step or two)
+        shrink = (hi >= 0) & (xs[np.maximum(hi, 0)] - x > r)
+        if not (grow.any() or shrink.any()): break
+        hi = hi + grow - shrink
+    while True:
+        grow = (lo > 0) & (x - xs[np.maximum(lo - 1, 0)] <= r)
+        shrink = (lo <= last) & (x - xs[np.minimum(lo, last)] > r)
+        if not (grow.any() or shrink.any()): break
+        lo = lo - grow + shrink
+    return np.maximum(hi - lo + 1, 0)
 
 def ksg_counts(
     x, # (n,) or (n, dx) first variable

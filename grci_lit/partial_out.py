@@ -172,7 +172,8 @@ class SplineFit:
 # %% ../nbs/02_partial_out.ipynb #260466d3
 class _CandidateSet:
     "The candidate designs of one input matrix, with their whiteners and leverages cached across targets."
-    block = 4096          # rows per block: working memory O(block * b); designs are rebuilt, never stored
+    block = 4096          # rows per block of the QR update: its working memory is O(block * b)
+    keep_mb = 256         # each candidate's Z = X G is kept (for the next targets) while the kept ones fit in this many MB
     univariate = True     # use the O(n + b^3) path when there is one input (see below)
 
     def __init__(self, V, weights, n_knots=None, ridge=RIDGE, grid_rows=None):
@@ -194,7 +195,7 @@ class _CandidateSet:
             raise ValueError(f"weights has {weights.shape[1]} columns but {self.candidates.max()} knots need {need}")
         # one input: every projection weight is exactly 1, so each design row is a piecewise-linear function of v
         self.fast = self.univariate and q == 1 and np.all(weights[:, :max(need, 1)] == 1)
-        self._factors = {}
+        self._factors, self._kept_bytes = {}, 0
 
     def _designs(self, K):
         for s in range(0, self.V01.shape[0], self.block):
@@ -231,16 +232,20 @@ def _candidate_factor_fast(self, K):
 # %% ../nbs/02_partial_out.ipynb #5224a507
 @_attach(_CandidateSet, "_factor_blocks")
 def _candidate_factor_blocks(self, K):
-    "whitener, leverages and (one block only) Z = X G of candidate K, from a QR decomposition updated block by block"
-    R = None
-    for rows, D in self._designs(K): R = np.linalg.qr(D if R is None else np.r_[R, D], mode="r")
-    G = whitener(R, self.ridge)
-    lev, Zs = np.empty(self.V01.shape[0]), []
+    "whitener, leverages and Z = X G of candidate K (kept while `keep_mb` allows), from a QR decomposition updated block by block"
+    n, R, kept = self.V01.shape[0], None, []
     for rows, D in self._designs(K):
-        Z = D @ G
-        lev[rows] = np.einsum('ij,ij->i', Z, Z)
-        Zs.append(Z)
-    return dict(G=G, lev=lev, Z=Zs[0] if len(Zs) == 1 else None)
+        R = np.linalg.qr(D if R is None else np.r_[R, D], mode="r")
+        if kept is not None and self._kept_bytes + n * D.shape[1] * 8 <= self.keep_mb * 2**20: kept.append((rows, D))
+        else: kept = None                                        # too large to keep: the blocks are rebuilt when needed
+    G = whitener(R, self.ridge)
+    lev, Z = np.empty(n), (None if kept is None else np.empty((n, G.shape[1])))
+    for rows, D in (self._designs(K) if kept is None else kept):
+        Zb = D @ G
+        lev[rows] = np.einsum('ij,ij->i', Zb, Zb)
+        if Z is not None: Z[rows] = Zb
+    if Z is not None: self._kept_bytes += Z.nbytes
+    return dict(G=G, lev=lev, Z=Z)
 
 # %% ../nbs/02_partial_out.ipynb #4eb24cad
 @_attach(_CandidateSet, "_candidate")
@@ -253,7 +258,7 @@ def _candidate_fit_one(self, K, Y):
         c = f["PG"].T @ np.bincount(f["m"], Y, minlength=n_int) + f["CG"].T @ np.bincount(f["m"], f["d"] * Y, minlength=n_int)
         fitted = (f["PG"] @ c)[f["m"]] + f["d"] * (f["CG"] @ c)[f["m"]]
     elif f["Z"] is not None: c = f["Z"].T @ Y; fitted = f["Z"] @ c
-    else:                                                     # several blocks: Z is not kept, use X'Y
+    else:                                                     # Z was too large to keep: X'Y, block by block
         c = f["G"].T @ sum(D.T @ Y[rows] for rows, D in self._designs(K))
         fitted = self._design_fit(K, f["G"] @ c)
     return f["G"] @ c, fitted, f["lev"]
