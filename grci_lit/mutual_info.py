@@ -31,23 +31,21 @@ def _within(points, radius):
     if points.shape[1] == 1: return _within_sorted(points[:, 0], radius)
     return cKDTree(points).query_ball_point(points, r=radius, p=np.inf, return_length=True)
 
-def _within_sorted(x, radius):
-    "`_within` for one column: two binary searches in the sorted values, the k-d tree's counts in an eighth of its time (2 000 rows)."
-    x, r = np.asarray(x, dtype=float), np.asarray(radius, dtype=float)
-    xs = np.sort(x); last = len(xs) - 1
-    hi = np.searchsorted(xs, x + r, side="right") - 1                # the last sorted value within r above x_i ...
-    lo = np.searchsorted(xs, x - r, side="left")                     # ... and the first below; x_i + r is rounded, so
-    while True:                                                      # step each end until |x_j - x_i|, computed as the
-        grow = (hi < last) & (xs[np.minimum(hi + 1, last)] - x <= r) #   k-d tree computes it, decides (a step or two)
+def _at_most(xs, x, r):
+    "#{j : x_j - x_i <= r_i} over the sorted values `xs`, with x_j - x_i rounded as a k-d tree computes it."
+    last = len(xs) - 1
+    hi = np.searchsorted(xs, x + r, side="right") - 1                # x_i + r_i is rounded: step the end until the
+    while True:                                                      # rounded difference itself decides (a step or two)
+        grow = (hi < last) & (xs[np.minimum(hi + 1, last)] - x <= r)
         shrink = (hi >= 0) & (xs[np.maximum(hi, 0)] - x > r)
-        if not (grow.any() or shrink.any()): break
+        if not (grow.any() or shrink.any()): return hi + 1
         hi = hi + grow - shrink
-    while True:
-        grow = (lo > 0) & (x - xs[np.maximum(lo - 1, 0)] <= r)
-        shrink = (lo <= last) & (x - xs[np.minimum(lo, last)] > r)
-        if not (grow.any() or shrink.any()): break
-        lo = lo - grow + shrink
-    return np.maximum(hi - lo + 1, 0)
+
+def _within_sorted(x, radius):
+    "`_within` for one column from binary searches in the sorted values: the k-d tree's counts in an eighth of its time (2 000 rows)."
+    x, r = np.asarray(x, dtype=float), np.asarray(radius, dtype=float)
+    xs = np.sort(x)                                                  # |x_j - x_i| <= r: x_j - x_i <= r minus x_i - x_j > r,
+    return np.maximum(_at_most(xs, x, r) + _at_most(-xs[::-1], -x, r) - len(x), 0)   # negation is exact
 
 def ksg_counts(
     x, # (n,) or (n, dx) first variable

@@ -53,9 +53,10 @@ def fit_record(
 
 def _record_with_memory(args):
     "In the child process: `fit_record` and the process's peak resident memory in MB."
-    out = fit_record(*args)
+    p, n, seed, settings, label = args
+    out = fit_record(p, n, seed, settings, label)
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if (args[3] or {}).get("n_jobs", 1) != 1:      # joblib's worker processes: stopped now, or this child's exit waits for
+    if (settings or {}).get("n_jobs", 1) != 1:     # joblib's worker processes: stopped now, or this child's exit waits for
         from joblib.externals.loky import get_reusable_executor   # their 300 s idle timeout
         get_reusable_executor().shutdown(wait=True)
     return out
