@@ -6,11 +6,11 @@ Docs: https://grci-lit.github.io/grci_lit/ci_tests.html.md"""
 
 # %% auto #0
 __all__ = ['RESIDUALIZERS', 'CI_TESTS', 'TOY_STRUCTURES', 'weighted_chi2_cumulants', 'moments_from_cumulants', 'hbe_sf',
-           'lpb4_sf', 'weighted_chi2_sf', 'earth_spans', 'knot_positions', 'gcv_score', 'MarsFit', 'MarsDesign',
-           'mars_design', 'mars_forward', 'mars_prune', 'mars_fit', 'feature_map', 'spline_basis', 'spline_residuals',
-           'residualize', 'CITestResult', 'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test',
-           'mars_p_value', 'spline_p_value', 'fisher_z_p_value', 'register_ci_test', 'get_ci_test', 'toy_triple',
-           'ResidualCache', 'plot_ci_residuals']
+           'lpb4_sf', 'weighted_chi2_sf', 'brentq_many', 'lpb4_sf_many', 'weighted_chi2_sf_many', 'earth_spans',
+           'knot_positions', 'gcv_score', 'MarsFit', 'MarsDesign', 'mars_design', 'mars_forward', 'mars_prune',
+           'mars_fit', 'feature_map', 'spline_basis', 'spline_residuals', 'residualize', 'CITestResult',
+           'residual_statistic', 'residual_p_value', 'mars_ci_test', 'fisher_z_test', 'mars_p_value', 'spline_p_value',
+           'fisher_z_p_value', 'register_ci_test', 'get_ci_test', 'toy_triple', 'ResidualCache', 'plot_ci_residuals']
 
 # %% ../nbs/05_ci_tests.ipynb #c3c6e272
 import math
@@ -132,6 +132,134 @@ def weighted_chi2_sf(
             if np.isfinite(p): return float(np.clip(p, 0, 1)), "lpb4"
         except (ValueError, FloatingPointError, np.linalg.LinAlgError, RuntimeError): pass
     return float(np.clip(hbe_sf(w, q), 0, 1)), "hbe"
+
+# %% ../nbs/05_ci_tests.ipynb #9cc612d5
+_RTOL = 4 * np.finfo(float).eps   # scipy's smallest (and default) rtol of `brentq`
+
+def brentq_many(
+    f, # f(x, rows) -> values: the functions of the brackets `rows` (indices into a and b) at the points x
+    a, # (B,) left ends of the brackets
+    b, # (B,) right ends of the brackets
+    xtol:float=1e-9, # absolute tolerance, as `brentq`'s
+    rtol:float=_RTOL, # relative tolerance, as `brentq`'s
+    maxiter:int=100, # steps before a bracket counts as not converged
+)->tuple: # (roots (B,), ok (B,)): ok is False where `brentq` would raise (no sign change, a NaN value, no convergence)
+    "scipy's `brentq` on many brackets at once: each bracket takes the C code's steps and gets its root, one NumPy operation per step for all."
+    B = len(a)
+    xpre, xcur = np.array(a, dtype=float), np.array(b, dtype=float)
+    fpre, fcur = f(xpre, np.arange(B)), f(xcur, np.arange(B))
+    root, ok, done = np.zeros(B), np.ones(B, dtype=bool), np.zeros(B, dtype=bool)
+    bad = np.isnan(fpre) | np.isnan(fcur); ok[bad] = False; done[bad] = True   # scipy raises on a NaN value
+    for x, fx in ((xpre, fpre), (xcur, fcur)):
+        hit = ~done & (fx == 0); root[hit] = x[hit]; done[hit] = True
+    same = ~done & (np.signbit(fpre) == np.signbit(fcur)); ok[same] = False; done[same] = True
+    xblk, fblk, spre, scur = np.zeros(B), np.zeros(B), np.zeros(B), np.zeros(B)
+    for _ in range(maxiter):
+        i = np.flatnonzero(~done)
+        if i.size == 0: break
+        xp, xc, xb, fp, fc, fb, sp, sc = xpre[i], xcur[i], xblk[i], fpre[i], fcur[i], fblk[i], spre[i], scur[i]
+        flip = (fp != 0) & (fc != 0) & (np.signbit(fp) != np.signbit(fc))   # the root lies between xp and xc
+        xb, fb = np.where(flip, xp, xb), np.where(flip, fp, fb)
+        sp, sc = np.where(flip, xc - xp, sp), np.where(flip, xc - xp, sc)
+        swap = np.abs(fb) < np.abs(fc)                                 # keep the better end in xc
+        xp, xc, xb = np.where(swap, xc, xp), np.where(swap, xb, xc), np.where(swap, xc, xb)
+        fp, fc, fb = np.where(swap, fc, fp), np.where(swap, fb, fc), np.where(swap, fc, fb)
+        delta = (xtol + rtol * np.abs(xc)) / 2
+        sbis = (xb - xc) / 2
+        conv = (fc == 0) | (np.abs(sbis) < delta)
+        root[i[conv]] = xc[conv]; done[i[conv]] = True
+        with np.errstate(all="ignore"):
+            secant = -fc * (xc - xp) / (fc - fp)
+            dpre, dblk = (fp - fc) / (xp - xc), (fb - fc) / (xb - xc)
+            inverse_quadratic = -fc * (fb * dblk - fp * dpre) / (dblk * dpre * (fb - fp))
+        stry = np.where(xp == xb, secant, inverse_quadratic)
+        a1, a2 = np.abs(sp), 3 * np.abs(sbis) - delta
+        short = (np.abs(sp) > delta) & (np.abs(fc) < np.abs(fp)) & (2 * np.abs(stry) < np.where(a1 < a2, a1, a2))   # C's MIN
+        sp, sc = np.where(short, sc, sbis), np.where(short, stry, sbis)   # else bisect
+        xp, fp = xc, fc
+        xc = xc + np.where(np.abs(sc) > delta, sc, np.where(sbis > 0, delta, -delta))
+        go = ~conv; j = i[go]
+        xpre[j], xcur[j], xblk[j], fpre[j], fblk[j], spre[j], scur[j] = xp[go], xc[go], xb[go], fp[go], fb[go], sp[go], sc[go]
+        if j.size:
+            fcur[j] = fj = f(xcur[j], j)
+            nan = np.isnan(fj); ok[j[nan]] = False; done[j[nan]] = True
+    ok[~done] = False
+    return root, ok
+
+def _lpb_dets(lam, m, N):
+    "det Delta_N(lam) per row: lam (B,), m (B, >= 2N) raw moments; each row's numbers those of `_lpb_det_function`."
+    h = np.empty((len(lam), 2 * N + 1)); h[:, 0] = 1.0
+    np.divide(m[:, :2 * N], np.cumprod(_STEPS[N] * lam[:, None] + 1.0, axis=1), out=h[:, 1:])
+    return _det(h[:, _HANKEL[N]])
+
+def lpb4_sf_many(
+    weights:np.ndarray, # (B, K) positive weights, one row per test, K >= support
+    q:np.ndarray, # (B,) quantiles
+    support:int=4, # number of gamma components
+)->tuple: # (P(Q > q) (B,), ok (B,)): ok is False (and p NaN) where `lpb4_sf` raises
+    "`lpb4_sf` for many weight vectors at once, bit for bit: the same steps, with the root searches by `brentq_many`."
+    W, q = np.asarray(weights, dtype=float), np.asarray(q, dtype=float)
+    s = np.array([row.mean() for row in W]); W = W / s[:, None]; q = q / s
+    m = np.array([_weighted_chi2_moments(row, 2 * support) for row in W])   # row by row: np.sum's own rounding
+    lam = np.array([r[1] / r[0]**2 - 1 for r in m])                 # scalar arithmetic: an array's **2 rounds as x*x, a scalar's as pow
+    ok = np.ones(len(W), dtype=bool)
+    for N in range(2, support + 1):
+        i = np.flatnonzero(ok); mi = m[i]
+        root, good = brentq_many(lambda x, rows: _lpb_dets(x, mi[rows], N), np.zeros(i.size), lam[i])
+        lam[i] = np.where(good, root, lam[i]); ok[i] = good
+    p = np.full(len(W), np.nan)
+    i = np.flatnonzero(ok)
+    if i.size == 0: return p, ok
+    L = lam[i]
+    h = np.concatenate((np.ones((i.size, 1)), m[i, :2 * support] / np.cumprod(_STEPS[support] * L[:, None] + 1.0, axis=1)), axis=1)
+    M = h[:, _HANKEL[support]]
+    Mk = np.repeat(M[:, None], support + 1, axis=1); Mk[..., -1] = 0.0
+    Mk[:, np.arange(support + 1), np.arange(support + 1), -1] = 1.0
+    coef = _det(Mk)[:, ::-1]                                          # polynomial coefficients, highest power first
+    with np.errstate(all="ignore"):
+        four = (coef[:, 0] != 0) & (coef[:, -1] != 0) & np.all(np.isfinite(coef), axis=1)   # else np.roots finds < 4 roots, a root 0, or raises
+        A = np.zeros((i.size, support, support)); A[:, np.arange(1, support), np.arange(support - 1)] = 1.0
+        A[:, 0, :] = -coef[:, 1:] / np.where(four, coef[:, 0], 1.0)[:, None]   # np.roots' companion matrix
+        A[~four] = np.diag(np.arange(1.0, support + 1))                # rows marked invalid below: any matrix with distinct roots
+        mu = np.sort(np.real(np.linalg.eigvals(A)), axis=1)
+        V = mu[:, None, :] ** np.arange(support)[None, :, None]
+        try: pi = np.linalg.solve(V, M[:, :support, :1])[..., 0]
+        except np.linalg.LinAlgError:                                  # a singular row: solve row by row
+            pi = np.full((i.size, support), np.nan)
+            for r in range(i.size):
+                try: pi[r] = np.linalg.solve(V[r], M[r, :support, 0])
+                except np.linalg.LinAlgError: pass
+        valid = (four & np.all(mu > 0, axis=1) & np.all(np.isfinite(pi), axis=1) & np.all(pi > -1e-8, axis=1)
+                 & (np.abs(pi.sum(axis=1) - 1) < 1e-6))
+        terms = pi * gammaincc(1 / L[:, None], np.maximum(q[i], 0)[:, None] / (mu * L[:, None]))
+    ok[i] = valid
+    p[i[valid]] = [np.sum(t) for t in terms[valid]]                  # np.sum row by row, as for one vector
+    return p, ok
+
+def weighted_chi2_sf_many(
+    weights, # one array of positive weights per test (lengths may differ)
+    q, # the observed statistic of each test
+    method:str="lpb4", # "lpb4" (with HBE fallback) or "hbe"
+    min_batch:int=8, # weight vectors of one length fewer than this go through `weighted_chi2_sf` one by one
+)->list: # (p-value, method used) per test: exactly what `weighted_chi2_sf` returns for it
+    "`weighted_chi2_sf` for many tests: the LPB4 p-values of all weight vectors of one length computed together."
+    q = np.asarray(q, dtype=float).ravel()
+    if len(weights) != q.size: raise ValueError(f"weights and q differ in length: {len(weights)} vs {q.size}")
+    if method not in ("lpb4", "hbe"): raise ValueError(f"method must be 'lpb4' or 'hbe'; got {method!r}")
+    out, groups = [None] * q.size, {}
+    for t, w in enumerate(weights):
+        w = _check_weights(w)
+        if method == "lpb4" and w.size >= 4 and q[t] > 0: groups.setdefault(w.size, []).append((t, w))
+        else: out[t] = weighted_chi2_sf(w, q[t], method)
+    for items in groups.values():
+        if len(items) < min_batch:
+            for t, w in items: out[t] = weighted_chi2_sf(w, q[t], method)
+            continue
+        rows = [t for t, _ in items]
+        with np.errstate(all="ignore"): p, ok = lpb4_sf_many(np.stack([w for _, w in items]), q[rows])
+        for (t, w), pt, good in zip(items, p, ok):
+            out[t] = (float(np.clip(pt, 0, 1)), "lpb4") if good and np.isfinite(pt) else (float(np.clip(hbe_sf(w, q[t]), 0, 1)), "hbe")
+    return out
 
 # %% ../nbs/05_ci_tests.ipynb #8b7aaf5b
 def earth_spans(
@@ -640,6 +768,19 @@ class ResidualCache:
         if p is not None: self.repeats += 1; return p
         p = self.pvalues[key] = residual_p_value(self.residuals(i, S), self.residuals(j, S), self.approximation).p_value
         return p
+    def p_values(self, tests) -> list:
+        "p-values of many tests `(i, j, S)` at once: each the number `p_value` gives, the LPB4 steps of all new ones together."
+        keys = [(min(int(i), int(j)), max(int(i), int(j)), tuple(sorted(int(s) for s in S))) for i, j, S in tests]
+        new = {}                                                        # key -> the test as first asked (its orientation sets the rounding)
+        for key, test in zip(keys, tests):
+            if key in self.pvalues or key in new: self.repeats += 1
+            else: new[key] = test
+        stats = [residual_statistic(self.residuals(i, S), self.residuals(j, S)) for i, j, S in new.values()]
+        some = [k for k, (_, lam) in enumerate(stats) if lam.size]
+        ps = [1.0] * len(stats)                                         # no positive weight: p = 1, as `residual_p_value`
+        for k, (p, _) in zip(some, weighted_chi2_sf_many([stats[k][1] for k in some], [stats[k][0] for k in some], self.approximation)): ps[k] = p
+        self.pvalues.update(zip(new, ps))
+        return [self.pvalues[key] for key in keys]
     __call__ = p_value   # an index-based test (i, j, S) -> p, as `skeleton_stable` calls it
 
 # %% ../nbs/05_ci_tests.ipynb #a554a345

@@ -162,18 +162,35 @@ def _check_data(X):
     return A, names or [str(j) for j in range(A.shape[1])]
 
 # %% ../nbs/06_skeleton.ipynb #74ce4b87
-def _decide_edge(test, a, b, nbrs_a, nbrs_b, level, alpha):
-    "pcalg's tests of edge a-b at `level`: (removed, sepset, max p, n tests, more conditioners than level?)."
-    n_tests, pmax, more = 0, -np.inf, False
+def _edge_tests(a, b, nbrs_a, nbrs_b, level, more):
+    "The tests of edge a-b at `level` in pcalg's order, from a's side then b's; sets more[0] when a side has more than `level` conditioners."
     for x, y, nbrs in ((a, b, nbrs_a), (b, a, nbrs_b)):
         if len(nbrs) < level: continue
-        more = more or len(nbrs) > level
-        for S in combinations(nbrs, level):
-            p = float(test(x, y, S)); n_tests += 1
+        more[0] = more[0] or len(nbrs) > level
+        for S in combinations(nbrs, level): yield x, y, S
+
+def _decide_edges(test, jobs, level, alpha):
+    "pcalg's tests of each edge (a, b, nbrs_a, nbrs_b) at `level`: per edge (removed, sepset, max p, n tests, more conditioners than level?)."
+    many = getattr(test, "p_values", None)                           # a test that answers many at once
+    if many is None and len(jobs) > 1: return [r for job in jobs for r in _decide_edges(test, [job], level, alpha)]   # edge by edge
+    ask = many or (lambda tests: [test(*t) for t in tests])
+    out, open_ = [None] * len(jobs), []
+    for k, job in enumerate(jobs):
+        more = [False]; open_.append([k, _edge_tests(*job, level, more), more, 0, -np.inf])   # edge, its tests, more, n tests, max p
+    while open_:
+        asked, waiting = [], []
+        for edge in open_:                                            # every open edge's next test
+            t = next(edge[1], None)
+            if t is None: out[edge[0]] = (False, None, edge[4], edge[3], edge[2][0])   # all its tests ran: the edge stays
+            else: asked.append(t); waiting.append(edge)
+        open_ = []
+        for edge, (_, _, S), p in zip(waiting, asked, ask(asked) if asked else []):
+            p = float(p); edge[3] += 1
             if math.isnan(p): p = 1.0                                  # NAdelete = TRUE
-            pmax = max(pmax, p)
-            if p >= alpha: return True, S, pmax, n_tests, more
-    return False, None, pmax, n_tests, more
+            edge[4] = max(edge[4], p)
+            if p >= alpha: out[edge[0]] = (True, S, edge[4], edge[3], edge[2][0])   # the first p >= alpha removes it
+            else: open_.append(edge)
+    return out
 
 _RUNS = count()
 _WORKER_TESTS = {} # in a joblib worker: the bound test of the current run, so its caches live across chunks and levels
@@ -182,7 +199,7 @@ def _decide_chunk(token, test, jobs, level, alpha):
     "Decide a chunk of edges in a worker, reusing the worker's copy of the bound test of run `token`."
     if token not in _WORKER_TESTS: _WORKER_TESTS.clear(); _WORKER_TESTS[token] = test
     test = _WORKER_TESTS[token]
-    return [_decide_edge(test, *job, level, alpha) for job in jobs]
+    return _decide_edges(test, jobs, level, alpha)
 
 _THREAD_TESTS = threading.local() # on a Dask worker thread: (run token, its own copy of the run's bound test)
 
@@ -190,7 +207,7 @@ def _decide_chunk_dask(token, test, jobs, level, alpha):
     "Decide a chunk of edges on a Dask worker thread, which keeps its own copy of the scattered test for run `token`."
     mine = getattr(_THREAD_TESTS, "run", None)
     if mine is None or mine[0] != token: _THREAD_TESTS.run = mine = (token, copy.deepcopy(test))   # caches are per thread
-    return [_decide_edge(mine[1], *job, level, alpha) for job in jobs]
+    return _decide_edges(mine[1], jobs, level, alpha)
 
 def _chunks(jobs, level, k):
     "Split `jobs` into at most `k` contiguous chunks of similar worst-case cost."
@@ -209,10 +226,8 @@ def _run_level(pool, n_jobs, test, jobs, level, alpha, bar, token=None, cluster=
         if bar is not None: bar.update(len(out))
         return out
     if pool is None or len(jobs) < 2:
-        out = []
-        for job in jobs:
-            out.append(_decide_edge(test, *job, level, alpha))
-            if bar is not None: bar.update()
+        out = _decide_edges(test, jobs, level, alpha)
+        if bar is not None: bar.update(len(out))
         return out
     spans = _chunks(jobs, level, 4 * effective_n_jobs(n_jobs))
     out = []
