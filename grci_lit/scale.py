@@ -73,7 +73,8 @@ def measure_fit(
     os.environ.update({v: "1" for v in threads})          # read by the child's BLAS when it starts
     try:
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-            return pool.submit(_record_with_memory, (p, n, seed, settings, label)).result()
+            from grci_lit.scale import _record_with_memory as child   # the package's function: a notebook's own __main__ cannot be imported by the child
+            return pool.submit(child, (p, n, seed, settings, label)).result()
     finally:
         for v, old in threads.items():
             if old is None: os.environ.pop(v, None)
