@@ -169,10 +169,10 @@ def _edge_tests(a, b, nbrs_a, nbrs_b, level, more):
         more[0] = more[0] or len(nbrs) > level
         for S in combinations(nbrs, level): yield x, y, S
 
-def _decide_edges(test, jobs, level, alpha):
+def _decide_edges(test, jobs, level, alpha, bar=None):
     "pcalg's tests of each edge (a, b, nbrs_a, nbrs_b) at `level`: per edge (removed, sepset, max p, n tests, more conditioners than level?)."
     many = getattr(test, "p_values", None)                           # a test that answers many at once
-    if many is None and len(jobs) > 1: return [r for job in jobs for r in _decide_edges(test, [job], level, alpha)]   # edge by edge
+    if many is None and len(jobs) > 1: return [r for job in jobs for r in _decide_edges(test, [job], level, alpha, bar)]   # edge by edge
     ask = many or (lambda tests: [test(*t) for t in tests])
     out, open_ = [None] * len(jobs), []
     for k, job in enumerate(jobs):
@@ -183,6 +183,7 @@ def _decide_edges(test, jobs, level, alpha):
             t = next(edge[1], None)
             if t is None: out[edge[0]] = (False, None, edge[4], edge[3], edge[2][0])   # all its tests ran: the edge stays
             else: asked.append(t); waiting.append(edge)
+        if bar is not None: bar.update(len(open_) - len(waiting))     # edges decided in this round
         open_ = []
         for edge, (_, _, S), p in zip(waiting, asked, ask(asked) if asked else []):
             p = float(p); edge[3] += 1
@@ -190,6 +191,7 @@ def _decide_edges(test, jobs, level, alpha):
             edge[4] = max(edge[4], p)
             if p >= alpha: out[edge[0]] = (True, S, edge[4], edge[3], edge[2][0])   # the first p >= alpha removes it
             else: open_.append(edge)
+        if bar is not None: bar.update(len(waiting) - len(open_))
     return out
 
 _RUNS = count()
@@ -226,9 +228,7 @@ def _run_level(pool, n_jobs, test, jobs, level, alpha, bar, token=None, cluster=
         if bar is not None: bar.update(len(out))
         return out
     if pool is None or len(jobs) < 2:
-        out = _decide_edges(test, jobs, level, alpha)
-        if bar is not None: bar.update(len(out))
-        return out
+        return _decide_edges(test, jobs, level, alpha, bar)           # the bar moves as edges are decided
     spans = _chunks(jobs, level, 4 * effective_n_jobs(n_jobs))
     out = []
     for res in pool(delayed(_decide_chunk)(token, test, jobs[lo:hi], level, alpha) for lo, hi in spans):
