@@ -94,6 +94,30 @@ def _weighted_chi2_moments(w, order):
     for r in range(1, order + 1): m.append(sum(math.comb(r - 1, j - 1) * kappa[j - 1] * m[r - j] for j in range(1, r + 1)))
     return np.array(m[1:])
 
+def _lpb_mixtures(lam, m, support):
+    "The gamma mixture of each row given its root lam (B,) and raw moments m (B, >= 2 support): support points mu, weights pi, valid?"
+    h = np.concatenate((np.ones((len(lam), 1)), m[:, :2 * support] / np.cumprod(_STEPS[support] * lam[:, None] + 1.0, axis=1)), axis=1)
+    M = h[:, _HANKEL[support]]                                        # Delta_support(lam), row by row
+    Mk = np.repeat(M[:, None], support + 1, axis=1); Mk[..., -1] = 0.0   # last column -> e_k, all k at once
+    Mk[:, np.arange(support + 1), np.arange(support + 1), -1] = 1.0
+    coef = _det(Mk)[:, ::-1]                                          # the support points' polynomial, highest power first
+    with np.errstate(all="ignore"):
+        four = (coef[:, 0] != 0) & (coef[:, -1] != 0) & np.all(np.isfinite(coef), axis=1)   # else np.roots finds < 4 roots, a root 0, or raises
+        A = np.zeros((len(lam), support, support)); A[:, np.arange(1, support), np.arange(support - 1)] = 1.0
+        A[:, 0, :] = -coef[:, 1:] / np.where(four, coef[:, 0], 1.0)[:, None]   # np.roots' companion matrix
+        A[~four] = np.diag(np.arange(1.0, support + 1))                # rows marked invalid below: any matrix with distinct roots
+        mu = np.sort(np.real(np.linalg.eigvals(A)), axis=1)
+        V = mu[:, None, :] ** np.arange(support)[None, :, None]
+        try: pi = np.linalg.solve(V, M[:, :support, :1])[..., 0]
+        except np.linalg.LinAlgError:                                  # a singular row: solve row by row
+            pi = np.full((len(lam), support), np.nan)
+            for r in range(len(lam)):
+                try: pi[r] = np.linalg.solve(V[r], M[r, :support, 0])
+                except np.linalg.LinAlgError: pass
+        valid = (four & np.all(mu > 0, axis=1) & np.all(np.isfinite(pi), axis=1) & np.all(pi > -1e-8, axis=1)
+                 & (np.abs(pi.sum(axis=1) - 1) < 1e-6))
+    return mu, pi, valid
+
 def lpb4_sf(
     weights, # positive weights lambda_k (at least `support` of them)
     q, # quantile(s)
@@ -106,15 +130,9 @@ def lpb4_sf(
     m = _weighted_chi2_moments(w, 2 * support)
     lam = m[1] / m[0]**2 - 1
     for N in range(2, support + 1): lam = brentq(_lpb_det_function(m, N), 0.0, lam, xtol=1e-9)   # as momentchi2
-    M = _lpb_matrix(lam, m, support)
-    Mk = np.repeat(M[None], support + 1, axis=0); Mk[:, :, -1] = 0.0   # last column -> e_k, all k at once
-    Mk[np.arange(support + 1), np.arange(support + 1), -1] = 1.0
-    coef = _det(Mk)
-    mu = np.sort(np.real(np.roots(coef[::-1])))
-    pi = np.linalg.solve(mu[None, :] ** np.arange(support)[:, None], M[:support, 0])
-    if not (np.all(mu > 0) and np.all(np.isfinite(pi)) and np.all(pi > -1e-8) and abs(pi.sum() - 1) < 1e-6):
-        raise FloatingPointError("LPB: non-positive support point or invalid mixing weights")
-    return np.sum(pi * gammaincc(1 / lam, np.maximum(q, 0)[..., None] / (mu * lam)), axis=-1)
+    mu, pi, valid = _lpb_mixtures(np.array([lam]), m[None], support)
+    if not valid[0]: raise FloatingPointError("LPB: non-positive support point or invalid mixing weights")
+    return np.sum(pi[0] * gammaincc(1 / lam, np.maximum(q, 0)[..., None] / (mu[0] * lam)), axis=-1)
 
 # %% ../nbs/05_ci_tests.ipynb #d31b8045
 def weighted_chi2_sf(
@@ -211,27 +229,8 @@ def lpb4_sf_many(
     i = np.flatnonzero(ok)
     if i.size == 0: return p, ok
     L = lam[i]
-    h = np.concatenate((np.ones((i.size, 1)), m[i, :2 * support] / np.cumprod(_STEPS[support] * L[:, None] + 1.0, axis=1)), axis=1)
-    M = h[:, _HANKEL[support]]
-    Mk = np.repeat(M[:, None], support + 1, axis=1); Mk[..., -1] = 0.0
-    Mk[:, np.arange(support + 1), np.arange(support + 1), -1] = 1.0
-    coef = _det(Mk)[:, ::-1]                                          # polynomial coefficients, highest power first
-    with np.errstate(all="ignore"):
-        four = (coef[:, 0] != 0) & (coef[:, -1] != 0) & np.all(np.isfinite(coef), axis=1)   # else np.roots finds < 4 roots, a root 0, or raises
-        A = np.zeros((i.size, support, support)); A[:, np.arange(1, support), np.arange(support - 1)] = 1.0
-        A[:, 0, :] = -coef[:, 1:] / np.where(four, coef[:, 0], 1.0)[:, None]   # np.roots' companion matrix
-        A[~four] = np.diag(np.arange(1.0, support + 1))                # rows marked invalid below: any matrix with distinct roots
-        mu = np.sort(np.real(np.linalg.eigvals(A)), axis=1)
-        V = mu[:, None, :] ** np.arange(support)[None, :, None]
-        try: pi = np.linalg.solve(V, M[:, :support, :1])[..., 0]
-        except np.linalg.LinAlgError:                                  # a singular row: solve row by row
-            pi = np.full((i.size, support), np.nan)
-            for r in range(i.size):
-                try: pi[r] = np.linalg.solve(V[r], M[r, :support, 0])
-                except np.linalg.LinAlgError: pass
-        valid = (four & np.all(mu > 0, axis=1) & np.all(np.isfinite(pi), axis=1) & np.all(pi > -1e-8, axis=1)
-                 & (np.abs(pi.sum(axis=1) - 1) < 1e-6))
-        terms = pi * gammaincc(1 / L[:, None], np.maximum(q[i], 0)[:, None] / (mu * L[:, None]))
+    mu, pi, valid = _lpb_mixtures(L, m[i], support)
+    with np.errstate(all="ignore"): terms = pi * gammaincc(1 / L[:, None], np.maximum(q[i], 0)[:, None] / (mu * L[:, None]))
     ok[i] = valid
     p[i[valid]] = [np.sum(t) for t in terms[valid]]                  # np.sum row by row, as for one vector
     return p, ok

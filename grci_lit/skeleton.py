@@ -162,11 +162,21 @@ def _check_data(X):
     return A, names or [str(j) for j in range(A.shape[1])]
 
 # %% ../nbs/06_skeleton.ipynb #74ce4b87
-def _edge_tests(a, b, nbrs_a, nbrs_b, level, more):
-    "The tests of edge a-b at `level` in pcalg's order, from a's side then b's; sets more[0] when a side has more than `level` conditioners."
+@dataclass
+class _OpenEdge:
+    "An edge being decided at one level: its remaining tests and what they have found so far."
+    k: int                 # its index in the level's jobs
+    tests: object = None   # iterator over its tests (x, y, S) in pcalg's order
+    more: bool = False     # a side had more than `level` candidate conditioners (pcalg's done <- FALSE)
+    n_tests: int = 0       # tests run
+    pmax: float = -np.inf  # largest p-value seen
+    def result(self, removed, S=None): return (removed, S, self.pmax, self.n_tests, self.more)
+
+def _edge_tests(edge, a, b, nbrs_a, nbrs_b, level):
+    "The tests of edge a-b at `level` in pcalg's order, from a's side then b's (noting in `edge.more` a side with more than `level` conditioners)."
     for x, y, nbrs in ((a, b, nbrs_a), (b, a, nbrs_b)):
         if len(nbrs) < level: continue
-        more[0] = more[0] or len(nbrs) > level
+        edge.more = edge.more or len(nbrs) > level
         for S in combinations(nbrs, level): yield x, y, S
 
 def _decide_edges(test, jobs, level, alpha, bar=None):
@@ -176,20 +186,20 @@ def _decide_edges(test, jobs, level, alpha, bar=None):
     ask = many or (lambda tests: [test(*t) for t in tests])
     out, open_ = [None] * len(jobs), []
     for k, job in enumerate(jobs):
-        more = [False]; open_.append([k, _edge_tests(*job, level, more), more, 0, -np.inf])   # edge, its tests, more, n tests, max p
+        edge = _OpenEdge(k); edge.tests = _edge_tests(edge, *job, level); open_.append(edge)
     while open_:
         asked, waiting = [], []
         for edge in open_:                                            # every open edge's next test
-            t = next(edge[1], None)
-            if t is None: out[edge[0]] = (False, None, edge[4], edge[3], edge[2][0])   # all its tests ran: the edge stays
+            t = next(edge.tests, None)
+            if t is None: out[edge.k] = edge.result(False)            # all its tests ran: the edge stays
             else: asked.append(t); waiting.append(edge)
         if bar is not None: bar.update(len(open_) - len(waiting))     # edges decided in this round
         open_ = []
         for edge, (_, _, S), p in zip(waiting, asked, ask(asked) if asked else []):
-            p = float(p); edge[3] += 1
+            p = float(p); edge.n_tests += 1
             if math.isnan(p): p = 1.0                                  # NAdelete = TRUE
-            edge[4] = max(edge[4], p)
-            if p >= alpha: out[edge[0]] = (True, S, edge[4], edge[3], edge[2][0])   # the first p >= alpha removes it
+            edge.pmax = max(edge.pmax, p)
+            if p >= alpha: out[edge.k] = edge.result(True, S)         # the first p >= alpha removes it
             else: open_.append(edge)
         if bar is not None: bar.update(len(waiting) - len(open_))
     return out
