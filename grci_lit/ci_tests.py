@@ -560,10 +560,10 @@ def spline_basis(
 )->np.ndarray: # (n, b) orthonormal basis Q of the spline's column space
     "Orthonormal basis of an additive linear spline in `z`: intercept, and per variable its value and hinges."
     z = np.asarray(z, dtype=float).reshape(len(z), -1)
-    probs = np.arange(1, n_knots + 1) / (n_knots + 1)
+    knots = np.quantile(z, np.arange(1, n_knots + 1) / (n_knots + 1), axis=0)   # every column's knots in one call: the numbers column by column gives
     cols = [np.ones((len(z), 1))]
     for j in range(z.shape[1]):
-        kn = np.unique(np.quantile(z[:, j], probs))
+        kn = np.unique(knots[:, j])
         cols += [z[:, j:j + 1], np.maximum(z[:, j:j + 1] - kn[None, :], 0)]
     return np.linalg.qr(np.hstack(cols))[0]
 

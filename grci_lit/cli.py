@@ -427,8 +427,9 @@ def build_parser()->argparse.ArgumentParser:
     r.add_argument("--index-col", default=None, help="column of patient ids (not used as a variable)")
     r.add_argument("--exclude", nargs="+", default=[], metavar="COL", help="columns to leave out of the variables")
     r.add_argument("--alpha", type=float, default=0.1, help="significance level of the skeleton's CI tests (default 0.1)")
-    r.add_argument("--ci-test", default="mars", choices=list(CI_TESTS),
-                   help="conditional-independence test of the skeleton (default mars)")
+    r.add_argument("--ci-test", default="auto", choices=["auto", *CI_TESTS],
+                   help="conditional-independence test of the skeleton (default auto: the variant's, spline under "
+                   "--variant fast, else mars, the paper's)")
     r.add_argument("--variant", default=None, choices=list(VARIANTS),
                    help=f"GRCI's variant (default {DEFAULT_VARIANT}, or paper with --reference; chapter 13, Beyond the paper)")
     r.add_argument("--k", type=int, default=10, help="neighbours of the mutual-information estimator (default 10)")

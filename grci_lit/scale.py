@@ -174,6 +174,7 @@ def measure_accuracy(
 def paired_accuracy(
     records, # `measure_accuracy`'s records
     metric:str="rbo", # "rbo", "recall" or "precision"
+    baseline:str=None, # a label: adds the paired difference "<label> - <baseline>, n=<n>" of every other label at each n
 )->pd.DataFrame: # mean, standard error and seeds per column and paired difference
     "Mean of `metric` per (settings, n) over the seeds, and the paired differences that answer the chapter's questions."
     df = pd.DataFrame(records)
@@ -185,6 +186,13 @@ def paired_accuracy(
     sub = [c for c in wide if c.startswith("max_rows") and c.endswith(f"n={hi}")]
     if sub and f"paper n={hi}" in wide: wide[f"subsample - paper, n={hi}"] = wide[sub[0]] - wide[f"paper n={hi}"]
     if sub and f"paper n={lo}" in wide: wide[f"subsample n={hi} - paper n={lo}"] = wide[sub[0]] - wide[f"paper n={lo}"]
+    if baseline is not None:
+        labels = list(dict.fromkeys(df.label))
+        if baseline not in labels: raise ValueError(f"baseline {baseline!r} is not a label of the records; labels: {labels}")
+        for label in labels:
+            for n in sizes:
+                if label != baseline and f"{label} n={n}" in wide and f"{baseline} n={n}" in wide:
+                    wide[f"{label} - {baseline}, n={n}"] = wide[f"{label} n={n}"] - wide[f"{baseline} n={n}"]
     return pd.DataFrame({"mean": wide.mean(), "se": wide.std(ddof=1) / np.sqrt(wide.count()), "seeds": wide.count()})
 
 # %% ../nbs/14_scale.ipynb #5ca1e032
