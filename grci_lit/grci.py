@@ -160,7 +160,7 @@ def mad_normalize(
 
 # %% ../nbs/08_grci.ipynb #e6b4d2f6
 MAX_ROWS = 4000  # GRCI's `max_rows="auto"` outside the paper variant: CI tests and Find-Sink's MI scores read at most this many seeded rows (chapter scale)
-FAST_ROWS = 1000  # the same bound in the "fast" variant
+FAST_ROWS = 800  # the same bound in the "fast" variant
 
 _STABLE = dict(projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3,  # no random step before the Shapley model (above max_rows, the same subsamples at every seed), 3 Shapley models averaged
                pair_k_ladder=(0.5, 1, 2))  # the pairwise test `causal_direction` averages its MI scores over k/2, k and 2k
