@@ -1,4 +1,4 @@
-"""Where a fit's seconds go as the number of patients grows, and how a bounded, seeded subsample for the tests and the scores keeps the cost near-linear up to 100 000 patients, measured against the paper's every-row algorithm
+"""Where a fit's seconds go as the number of patients grows, and how a bounded, seeded subsample for the tests and the scores keeps the cost near-linear up to 100 000 patients, measured against the paper's every-row algorithm; and a fast variant for many variables
 
 Docs: https://grci-lit.github.io/grci_lit/scale.html.md"""
 
