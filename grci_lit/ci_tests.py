@@ -560,7 +560,7 @@ def spline_basis(
 )->np.ndarray: # (n, b) orthonormal basis Q of the spline's column space
     "Orthonormal basis of an additive linear spline in `z`: intercept, and per variable its value and hinges."
     z = np.asarray(z, dtype=float).reshape(len(z), -1)
-    knots = np.quantile(z, np.arange(1, n_knots + 1) / (n_knots + 1), axis=0)   # every column's knots in one call: the numbers column by column gives
+    knots = np.quantile(z, np.arange(1, n_knots + 1) / (n_knots + 1), axis=0)   # every column's knots in one call (the numbers of one call per column)
     cols = [np.ones((len(z), 1))]
     for j in range(z.shape[1]):
         kn = np.unique(knots[:, j])

@@ -33,7 +33,7 @@ from .extract import _check_skeleton, _ladder_ks, extract_errors, subsample_rows
 from .hnm import _attach, check_labels, check_matrix, resolve_reference
 from .shapley import fit_classifier, plot_patient_shapley, rank_root_causes, shapley_values
 from .simulate import DAGModel
-from .skeleton import Skeleton, skeleton_stable
+from .skeleton import Skeleton, resolve_ci_test, skeleton_stable
 
 # %% ../nbs/08_grci.ipynb #3c96b826
 MIN_ROWS = 40  # fewer rows make the spline knot grid (R's seq(2, sqrt(n/10))) and 10-fold CV degenerate
@@ -160,7 +160,7 @@ def mad_normalize(
 
 # %% ../nbs/08_grci.ipynb #e6b4d2f6
 MAX_ROWS = 4000  # GRCI's `max_rows="auto"` outside the paper variant: CI tests and Find-Sink's MI scores read at most this many seeded rows (chapter scale)
-FAST_ROWS = 800  # the same bound in the "fast" variant
+FAST_ROWS = 800  # the "fast" variant's bound: its `max_rows="auto"`
 
 _STABLE = dict(projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3,  # no random step before the Shapley model (above max_rows, the same subsamples at every seed), 3 Shapley models averaged
                pair_k_ladder=(0.5, 1, 2))  # the pairwise test `causal_direction` averages its MI scores over k/2, k and 2k
@@ -304,8 +304,8 @@ def _resolved_ci_test(self:GRCI):
     "The CI test in force: the constructor's `ci_test`, or (\"auto\") the variant's, else \"mars\" (the paper's); checked."
     t = self.ci_test
     if isinstance(t, str) and t == "auto": t = _variant_settings(_variant(self)).get("ci_test", "mars")
-    if (t not in CI_TESTS) if isinstance(t, str) else not (callable(t) or hasattr(t, "bind")):
-        raise ValueError(f"ci_test must be 'auto', one of {list(CI_TESTS)} or a callable (x, y, z) -> p, got {t!r}")
+    try: resolve_ci_test(t)                                        # what Skeleton-Stable accepts (chapter skeleton)
+    except ValueError: raise ValueError(f"ci_test must be 'auto', one of {list(CI_TESTS)} or a callable (x, y, z) -> p, got {t!r}") from None
     return t
 
 @dataclass(eq=False)
