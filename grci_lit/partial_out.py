@@ -64,17 +64,21 @@ def effective_weights(
 def spline_design(
     V01, # (n, q) inputs scaled to [0, 1]
     n_knots:int, # 0: intercept only; 2: linear; K >= 3: linear spline with K equispaced knots
-    weights=None, # (q, m) effective projection weights, column j for knot j; needed when K >= 3
-)->np.ndarray: # (n, q + K - 2 + 1) design [V01, h_2 .. h_{K-1}, 1]
-    "Design matrix of one candidate: linear columns, hinges `max(V01 @ w_j - t_j, 0)` at the interior knots, intercept."
+    weights=None, # (q, m) effective projection weights, column j for knot j; needed when K >= 3 (unless `additive`)
+    additive:bool=False, # hinges of every input at every interior knot (no projection): q (K - 2) hinge columns
+)->np.ndarray: # (n, q + K - 2 + 1) design [V01, h_2 .. h_{K-1}, 1]; additive: (n, q + q (K - 2) + 1)
+    "Design matrix of one candidate: linear columns, hinges `max(V01 @ w_j - t_j, 0)` at the interior knots (or of each input), intercept."
     V01 = np.asarray(V01, dtype=float)
     n, q = V01.shape
     if n_knots == 0 or q == 0: return np.ones((n, 1))
     if n_knots < 2: raise ValueError(f"n_knots must be 0 or >= 2, got {n_knots}")
     h = n_knots - 2
-    D = np.empty((n, q + h + 1))
+    D = np.empty((n, q + (q * h if additive else h) + 1))
     D[:, :q] = V01
-    if h:
+    if h and additive:                                        # input j's hinges at t_2 .. t_{K-1}, input by input
+        t = np.arange(1, n_knots - 1) / (n_knots - 1)
+        D[:, q:-1] = np.maximum(V01[:, :, None] - t, 0.0).reshape(n, q * h)
+    elif h:
         if weights is None or weights.shape[1] < n_knots - 1:
             raise ValueError(f"a spline with {n_knots} knots needs at least {n_knots - 1} projection columns")
         t = np.arange(1, n_knots - 1) / (n_knots - 1)        # interior knots t_2 .. t_{K-1}
@@ -154,6 +158,7 @@ class SplineFit:
     fitted_: np.ndarray      # (n,) in-sample fitted values, original units
     loo_: np.ndarray         # (n,) leave-one-out predictions, original units
     leverage_: np.ndarray    # (n,) leverages h_ii of the chosen candidate
+    additive: bool = False   # the additive design (hinges per input) instead of projections
 
     @property
     def knots_(self)->np.ndarray:
@@ -165,7 +170,7 @@ class SplineFit:
         V = _check_V(V)
         if V.shape[1] != self.mins_.shape[0]:
             raise ValueError(f"V has {V.shape[1]} columns but the model was fitted on {self.mins_.shape[0]}")
-        f = spline_design((V - self.mins_) / self.ranges_, self.n_knots_, self.weights_) @ self.coef_
+        f = spline_design((V - self.mins_) / self.ranges_, self.n_knots_, self.weights_, getattr(self, "additive", False)) @ self.coef_
         if self.positive: f = np.maximum(f, self.floor)
         return f * self.scale_
 
@@ -176,13 +181,13 @@ class _CandidateSet:
     keep_mb = 256         # each candidate's Z = X G is kept (for the next targets) while the kept ones fit in this many MB
     univariate = True     # use the O(n + b^3) path when there is one input (see below)
 
-    def __init__(self, V, weights, n_knots=None, ridge=RIDGE, grid_rows=None):
+    def __init__(self, V, weights, n_knots=None, ridge=RIDGE, grid_rows=None, additive=False):
         n, q = V.shape
         self.mins = V.min(axis=0) if q else np.empty(0)
         span = (V.max(axis=0) - self.mins) if q else np.empty(0)
         self.ranges = np.where(span > 0, span, 1.0)
         self.V01 = (V - self.mins) / self.ranges
-        self.weights, self.ridge = weights, ridge
+        self.weights, self.ridge, self.additive = weights, ridge, bool(additive)
         if n_knots is not None:
             if isinstance(n_knots, bool) or int(n_knots) != n_knots or n_knots == 1 or n_knots < 0:
                 raise ValueError(f"n_knots must be None, 0 or an integer >= 2, got {n_knots!r}")
@@ -191,16 +196,16 @@ class _CandidateSet:
             grid = knot_grid(n if grid_rows is None else max(1, min(n, int(grid_rows))))
             self.candidates = np.array([0] + ([int(K) for K in grid if K >= 2] if q else []))
         need = int(self.candidates.max()) - 1
-        if q and need > 1 and weights.shape[1] < need:
+        if q and need > 1 and not self.additive and weights.shape[1] < need:
             raise ValueError(f"weights has {weights.shape[1]} columns but {self.candidates.max()} knots need {need}")
-        # one input: every projection weight is exactly 1, so each design row is a piecewise-linear function of v
-        self.fast = self.univariate and q == 1 and np.all(weights[:, :max(need, 1)] == 1)
+        # one input: every projection weight is exactly 1 (or the design is additive), so each design row is a piecewise-linear function of v
+        self.fast = self.univariate and q == 1 and (self.additive or np.all(weights[:, :max(need, 1)] == 1))
         self._factors, self._kept_bytes = {}, 0
 
     def _designs(self, K):
         for s in range(0, self.V01.shape[0], self.block):
             rows = slice(s, s + self.block)
-            yield rows, spline_design(self.V01[rows], K, self.weights)
+            yield rows, spline_design(self.V01[rows], K, self.weights, self.additive)
 
 # %% ../nbs/02_partial_out.ipynb #76018544
 @_attach(_CandidateSet, "_pieces")
@@ -290,7 +295,7 @@ def _candidate_set_fit(self, y, positive=False, floor=FLOOR):
     loo_pred = np.where(np.isfinite(r), Y - r, fitted)   # a row without a LOO residual (forced K only): its fit
     if positive: loo_pred = np.maximum(loo_pred, floor)
     return SplineFit(K, coef, self.weights, self.mins, self.ranges, scale, bool(positive), float(floor),
-                     self.candidates.copy(), np.array(errs), fitted * scale, loo_pred * scale, lev)
+                     self.candidates.copy(), np.array(errs), fitted * scale, loo_pred * scale, lev, self.additive)
 
 # %% ../nbs/02_partial_out.ipynb #477244f2
 def _weights_for(weights, q, reference, rng):
@@ -313,13 +318,14 @@ def spline_fit(
     n_knots:int|None=None, # force this candidate (0, 2, or K >= 3); None chooses by LOO
     ridge:float=RIDGE, # lambda added to the diagonal of X'X
     floor:float=FLOOR, # floor on the sd-scaled target when `positive`
+    additive:bool=False, # an additive spline (hinges of each input) instead of projections; `weights` and `seed` are then unused
 )->SplineFit:
     "Linear-spline regression of `y` on `V`, the knot count chosen by closed-form leave-one-out error."
     quirks = resolve_reference(reference)
     V = _check_V(V); y = _check_y(y, V.shape[0])
     if V.shape[0] < 3: raise ValueError(f"need at least 3 rows, got {V.shape[0]}")
-    w = _weights_for(weights, V.shape[1], quirks, np.random.default_rng(seed))
-    return _CandidateSet(V, w, n_knots, ridge).fit(y, positive, floor)
+    w = None if additive else _weights_for(weights, V.shape[1], quirks, np.random.default_rng(seed))
+    return _CandidateSet(V, w, n_knots, ridge, additive=additive).fit(y, positive, floor)
 
 # %% ../nbs/02_partial_out.ipynb #d7b91d1d
 @dataclass(eq=False)
@@ -342,6 +348,7 @@ def partial_out(
     seed=None, # seed for the projections when `weights` is None
     n_knots:int|None=None, # force both models to this knot count; None chooses by LOO
     grid_rows:int|None=None, # choose among the knot counts of `knot_grid(min(n, grid_rows))` (None: of n rows, the paper)
+    additive:bool=False, # both models additive splines (hinges of each input, no projection; `weights` and `seed` unused)
 )->tuple: # (errors (n,), PartialOutModel)
     "Partial-Out (Algorithm 1): the heteroscedastic error estimate (y - m_hat(V)) / sigma_hat(V)."
     quirks = resolve_reference(reference)
@@ -349,9 +356,10 @@ def partial_out(
     n, q = V.shape
     if n < 3: raise ValueError(f"need at least 3 rows, got {n}")
     rng = np.random.default_rng(seed)
-    candidates = _CandidateSet(V, _weights_for(weights, q, quirks, rng), n_knots, grid_rows=grid_rows)
+    w = None if additive else _weights_for(weights, q, quirks, rng)
+    candidates = _CandidateSet(V, w, n_knots, grid_rows=grid_rows, additive=additive)
     mean = candidates.fit(y)
-    if weights is None and "projection" in quirks and q > 1:   # R's PartialOut(X, Y) with w = NULL: a new draw per fit
+    if weights is None and "projection" in quirks and q > 1 and not additive:   # R's PartialOut(X, Y) with w = NULL: a new draw per fit
         candidates = _CandidateSet(V, _weights_for(None, q, quirks, rng), n_knots, grid_rows=grid_rows)
     mad = candidates.fit(np.abs(y - mean.loo_), positive=True)
     errors = (y - mean.fitted_) / mad.fitted_
