@@ -1,0 +1,46 @@
+#!/usr/bin/env python
+"""GRCI's variants on the zoo of generators (chapter Beyond the paper): one JSON file of results per data set.
+
+For every family of `ZOO_FAMILIES`, size (variables x rows) and seed: `zoo_seed` draws the data set with its truth,
+fits each variant of `ZOO_VARIANTS` once (seed 0) and stores its RBO, seconds and skeleton recall/precision. A data
+set already stored with the same settings is read back, so an interrupted run resumes where it stopped.
+
+    python tools/zoo_grid.py --sizes 10x1000 50x2000 --seeds 100 120 --out results/beyond_the_paper/zoo
+    python tools/zoo_grid.py --seeds 0 10 --sizes 12x1000 --out results/beyond_the_paper/zoo_tuning   # the tuning seeds
+"""
+import argparse, datetime, json, os, platform, subprocess, sys, time, warnings
+from pathlib import Path
+
+import grci_lit
+
+from grci_lit.beyond import REPORT_SEEDS, ZOO_SIZES, ZOO_VARIANTS, zoo_file, zoo_seed
+from grci_lit.simulate import ZOO_FAMILIES
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--families", nargs="+", default=list(ZOO_FAMILIES), choices=list(ZOO_FAMILIES))
+    ap.add_argument("--sizes", nargs="+", default=[f"{p}x{n}" for p, n in ZOO_SIZES], help="variables x rows, e.g. 30x2000")
+    ap.add_argument("--seeds", nargs=2, type=int, default=[REPORT_SEEDS[0], REPORT_SEEDS[-1] + 1], help="first and one-past-last seed")
+    ap.add_argument("--step", type=int, default=1, help="every step-th seed from the first (to split a run between processes)")
+    ap.add_argument("--variants", nargs="+", default=list(ZOO_VARIANTS), choices=list(ZOO_VARIANTS))
+    ap.add_argument("--out", required=True, help="folder of the per-data-set JSON files")
+    a = ap.parse_args()
+    warnings.simplefilter("ignore")
+    variants = {k: ZOO_VARIANTS[k] for k in a.variants}
+    out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
+    run = dict(command=" ".join(sys.argv), commit=commit, version=grci_lit.__version__, started=datetime.datetime.now().isoformat(timespec="seconds"),
+               machine=dict(cpu=cpu, python=platform.python_version(), blas_threads=os.environ.get("OPENBLAS_NUM_THREADS"),
+                            blas_kernel=os.environ.get("OPENBLAS_CORETYPE", "auto")))
+    log = out / "provenance.json"
+    runs = json.loads(log.read_text()) if log.exists() else []
+    log.write_text(json.dumps(runs + [run], indent=1))                       # every run that wrote here: which code, where
+    for size in a.sizes:
+        p, n = map(int, size.split("x"))
+        for seed in range(a.seeds[0], a.seeds[1], a.step):
+            for family in a.families:
+                t = time.perf_counter()
+                res = zoo_seed(family, p, n, seed, variants, path=out / zoo_file(family, p, n, seed))
+                print(f"{family} {size} seed {seed}: " + ", ".join(f"{k} {v['rbo']:.3f}" for k, v in res.items())
+                      + f" ({time.perf_counter() - t:.0f} s)", flush=True)
