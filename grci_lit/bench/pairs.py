@@ -31,8 +31,8 @@ DIRECTION_METHODS = ("grci", "grci_stable", "lingam", "resit")
 def _lingam(x, y, seed=None): return lingam_direction(x, y)
 
 def _grci_stable(x, y, seed=None):
-    "`causal_direction` with the pairwise settings of GRCI's stable variant (its MI scores averaged over a ladder of k)."
-    return causal_direction(x, y, seed=seed, k_ladder=VARIANTS["stable"]["pair_k_ladder"])
+    "`causal_direction` with the pairwise settings of GRCI's default variant (its MI scores averaged over a ladder of k)."
+    return causal_direction(x, y, seed=seed, k_ladder=VARIANTS["default"]["pair_k_ladder"])
 
 def direction_method(
     method, # "grci", "grci_stable", "lingam", "resit" or a callable (x, y, seed) -> +1/-1 (or an object with `.direction`)
