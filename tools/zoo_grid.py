@@ -6,14 +6,16 @@ fits each variant of `ZOO_VARIANTS` once (seed 0) and stores its RBO, seconds an
 set already stored with the same settings is read back, so an interrupted run resumes where it stopped.
 
     python tools/zoo_grid.py --sizes 10x1000 50x2000 --seeds 100 120 --out results/beyond_the_paper/zoo
-    python tools/zoo_grid.py --seeds 0 10 --sizes 12x1000 --out results/beyond_the_paper/zoo_tuning   # the tuning seeds
+    python tools/zoo_grid.py --seeds 0 10 --sizes 12x1000 --variants paper smoothed fast default "one Shapley model" \
+        "mean projection" "MARS on every row" "ranked by Shapley value" "ranked by importance" --ladder \
+        --out results/beyond_the_paper/zoo_tuning                                   # the tuning seeds and their choices
 """
 import argparse, datetime, json, os, platform, subprocess, sys, time, warnings
 from pathlib import Path
 
 import grci_lit
 
-from grci_lit.beyond import REPORT_SEEDS, ZOO_SIZES, ZOO_VARIANTS, zoo_file, zoo_seed
+from grci_lit.beyond import REPORT_SEEDS, TUNING_VARIANTS, ZOO_SIZES, ZOO_VARIANTS, zoo_file, zoo_ladder, zoo_seed
 from grci_lit.simulate import ZOO_FAMILIES
 
 if __name__ == "__main__":
@@ -22,11 +24,13 @@ if __name__ == "__main__":
     ap.add_argument("--sizes", nargs="+", default=[f"{p}x{n}" for p, n in ZOO_SIZES], help="variables x rows, e.g. 30x2000")
     ap.add_argument("--seeds", nargs=2, type=int, default=[REPORT_SEEDS[0], REPORT_SEEDS[-1] + 1], help="first and one-past-last seed")
     ap.add_argument("--step", type=int, default=1, help="every step-th seed from the first (to split a run between processes)")
-    ap.add_argument("--variants", nargs="+", default=list(ZOO_VARIANTS), choices=list(ZOO_VARIANTS))
+    ap.add_argument("--variants", nargs="+", default=list(ZOO_VARIANTS), choices=list(TUNING_VARIANTS),
+                    help="labels of TUNING_VARIANTS (default: those of ZOO_VARIANTS)")
+    ap.add_argument("--ladder", action="store_true", help="also store the default's ladder (zoo_ladder) under the label 'ladder'")
     ap.add_argument("--out", required=True, help="folder of the per-data-set JSON files")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
-    variants = {k: ZOO_VARIANTS[k] for k in a.variants}
+    variants = {k: TUNING_VARIANTS[k] for k in a.variants}
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
@@ -41,6 +45,11 @@ if __name__ == "__main__":
         for seed in range(a.seeds[0], a.seeds[1], a.step):
             for family in a.families:
                 t = time.perf_counter()
-                res = zoo_seed(family, p, n, seed, variants, path=out / zoo_file(family, p, n, seed))
+                path = out / zoo_file(family, p, n, seed)
+                res = zoo_seed(family, p, n, seed, variants, path=path)
+                if a.ladder:
+                    stored = json.loads(path.read_text())
+                    if "ladder" not in stored:
+                        stored["ladder"] = zoo_ladder(family, p, n, seed); path.write_text(json.dumps(stored, indent=1))
                 print(f"{family} {size} seed {seed}: " + ", ".join(f"{k} {v['rbo']:.3f}" for k, v in res.items())
                       + f" ({time.perf_counter() - t:.0f} s)", flush=True)
