@@ -15,6 +15,7 @@ __all__ = ['MIN_ROWS', 'JITTER', 'MAX_ROWS', 'DEFAULT_ROWS', 'VARIANTS', 'DEFAUL
 import inspect
 import logging
 import pickle
+import sys
 import time
 import warnings
 from contextlib import contextmanager
@@ -369,8 +370,8 @@ def _grci_fit(self:GRCI,
     _check_settings(self, len(X_df))
     given = None if skeleton is None else _given_skeleton(skeleton, X_df.columns)
     quirks = resolve_reference(self.reference)
-    self.variant_ = _variant(self)
-    settings = _variant_settings(self.variant_)
+    variant = _variant(self)
+    settings = _variant_settings(variant)
     tie_seed, projection_seed = settings.pop("tie_seed", None), settings.pop("projection_seed", None)
     shapley_fits = settings.pop("shapley_fits", 1)
     rank_by = settings.pop("rank_by", "shapley")
@@ -380,48 +381,50 @@ def _grci_fit(self:GRCI,
     seed_ties, seed_skeleton, seed_extract, seed_shapley = np.random.default_rng(self.seed).spawn(4)
     if tie_seed is not None: seed_ties = seed_skeleton = tie_seed  # the same jitter (and skeleton subsample above max_rows) at every seed
     if projection_seed is not None: seed_extract = projection_seed  # the same projection draw at every seed
+    fit = {"variant_": variant}                                    # the learned attributes: set on self only once the fit succeeded
     timings = {}
-    with threadpool_limits(limits=1, user_api="blas"), dask_client(self.scheduler, self.n_jobs) as client, \
-         tqdm(total=4, desc="GRCI", disable=not self.verbose, leave=False) as bar:     # one BLAS thread: see below
+    bar = tqdm(total=4, desc="GRCI", disable=None if self.verbose else True, leave=False)   # a bar only on a terminal
+    plain = self.verbose and bar.disable                           # elsewhere (a log, a pipe): one plain line per step
+    def step(k, name):
+        bar.set_postfix_str(name)
+        if plain: print(f"GRCI {k}/4: {name}", file=sys.stderr, flush=True)
+    with threadpool_limits(limits=1, user_api="blas"), dask_client(self.scheduler, self.n_jobs) as client, bar:   # one BLAS thread: see below
         t = time.perf_counter()
-        bar.set_postfix_str("normalize")
-        X_tb, self.tied_columns_ = break_ties(X_df, self.k, self.ties, seed_ties, stacklevel=3)   # points at the user's fit
-        Z, self.center_, self.scale_ = mad_normalize(X_tb)
+        step(1, "normalize")
+        X_tb, fit["tied_columns_"] = break_ties(X_df, self.k, self.ties, seed_ties, stacklevel=3)   # points at the user's fit
+        Z, fit["center_"], fit["scale_"] = mad_normalize(X_tb)
         timings["normalize"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
-        bar.set_postfix_str("skeleton")
+        step(2, "skeleton")
         level = lambda lv, left: bar.set_postfix_str(f"skeleton: level {lv} done, {left} edges left")
-        max_rows = self.max_rows_ = _resolved_max_rows(self)
-        self.ci_test_ = _resolved_ci_test(self)
+        max_rows = fit["max_rows_"] = _resolved_max_rows(self)
+        ci_test = fit["ci_test_"] = _resolved_ci_test(self)
         rows = subsample_rows(len(Z), max_rows, seed_skeleton)             # None (every row, no draw) when n <= max_rows
-        self.skeleton_ = given or skeleton_stable(Z if rows is None else Z.iloc[rows], alpha=self.alpha, ci_test=self.ci_test_,
-                                                  n_jobs=self.n_jobs, verbose=False, progress=level if self.verbose else None,
-                                                  client=client)
-        adj = np.asarray(self.skeleton_.adj, dtype=bool)
-        self.adjacency_ = pd.DataFrame(adj, index=Z.columns, columns=Z.columns)
+        fit["skeleton_"] = given or skeleton_stable(Z if rows is None else Z.iloc[rows], alpha=self.alpha, ci_test=ci_test,
+                                                    n_jobs=self.n_jobs, verbose=False, progress=level if self.verbose else None,
+                                                    client=client)
+        adjacency = fit["adjacency_"] = pd.DataFrame(np.asarray(fit["skeleton_"].adj, dtype=bool), index=Z.columns, columns=Z.columns)
         timings["skeleton"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
-        bar.set_postfix_str("extract errors")
-        sink = lambda step, name: bar.set_postfix_str(f"extract errors: sink {step} of {Z.shape[1]} ({name})")
-        self.errors_, self.order_, self.error_model_ = extract_errors(Z, self.adjacency_, seed=seed_extract, k=int(self.k),
-                                                                      reference=quirks, return_model=True,
-                                                                      progress=sink if self.verbose else None,
-                                                                      n_jobs=self.n_jobs, client=client,
-                                                                      **{**settings, "max_rows": max_rows})
-        margins = self.error_model_.margins
-        self.sink_margins_ = pd.Series([margins[i] for i in self.error_model_.order], index=self.order_, name="sink_margin")
+        step(3, "extract errors")
+        sink = lambda k, name: bar.set_postfix_str(f"extract errors: sink {k} of {Z.shape[1]} ({name!r})")   # repr: no control character of a name reaches the terminal
+        errors, order, error_model = extract_errors(Z, adjacency, seed=seed_extract, k=int(self.k), reference=quirks, return_model=True,
+                                                    progress=sink if self.verbose else None, n_jobs=self.n_jobs, client=client,
+                                                    **{**settings, "max_rows": max_rows})
+        fit.update(errors_=errors, order_=order, error_model_=error_model)
+        fit["sink_margins_"] = pd.Series([error_model.margins[i] for i in error_model.order], index=order, name="sink_margin")
         timings["extract"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
-        bar.set_postfix_str("Shapley model")
+        step(4, "Shapley model")
         if max_rows is not None and len(Z) > max_rows: shapley["n_folds"] = LARGE_N_FOLDS   # at this many rows 3 folds choose as well
-        fit_model = lambda s: fit_classifier(self.errors_, d, seed=s, reference=quirks, n_jobs=self.n_jobs, **shapley)
-        if shapley_fits == 1: self.model_ = fit_model(seed_shapley)   # the paper: one model
-        else: self.model_ = AveragedShapleyModel([fit_model(s) for s in seed_shapley.spawn(shapley_fits)])
-        self.shap_, self.base_value_ = _shapley(self.model_, self.errors_, return_base=True)
-        self.rank_weights_ = rank_weights(self.shap_, rank_by)
-        self.rank_curves_ = shapley_curves(self.shap_, self.errors_) if rank_by == "smoothed" else None
+        fit_model = lambda s: fit_classifier(errors, d, seed=s, reference=quirks, n_jobs=self.n_jobs, **shapley)
+        if shapley_fits == 1: model = fit_model(seed_shapley)     # the paper: one model
+        else: model = AveragedShapleyModel([fit_model(s) for s in seed_shapley.spawn(shapley_fits)])
+        shap, fit["base_value_"] = _shapley(model, errors, return_base=True)
+        fit.update(model_=model, shap_=shap, rank_weights_=rank_weights(shap, rank_by),
+                   rank_curves_=shapley_curves(shap, errors) if rank_by == "smoothed" else None)
         timings["shapley"] = time.perf_counter() - t; bar.update()
-    self.feature_names_in_, self.n_features_in_ = list(X_df.columns), X_df.shape[1]
-    self.D_ = pd.Series(d, index=X_df.index, name=D.name if isinstance(D, pd.Series) and D.name is not None else "D")
-    self.positive_ = 1 if positive is None else positive
-    self.timings_ = timings
+    fit.update(feature_names_in_=list(X_df.columns), n_features_in_=X_df.shape[1], positive_=1 if positive is None else positive,
+               D_=pd.Series(d, index=X_df.index, name=D.name if isinstance(D, pd.Series) and D.name is not None else "D"),
+               timings_=timings)
+    for name, value in fit.items(): setattr(self, name, value)    # all at once: a fit that fails leaves the estimator as it was
     return self
 
 # %% ../nbs/08_grci.ipynb #0fd1dd92
@@ -821,7 +824,11 @@ def fit_seeds(
         skeleton = first.skeleton_        # no jitter moving with the seed: every seed normalises X alike, so one skeleton serves all
     rest = seeds[1:]
     if n_jobs == 1:
-        fits = [first] + [_fit_one(X_df, d, s, settings, skeleton) for s in tqdm(rest, desc="seeds", disable=not verbose, leave=False)]
+        bar = tqdm(rest, desc="seeds", disable=None if verbose else True, leave=False)   # a bar only on a terminal
+        fits = [first]
+        for k, s in enumerate(bar, 2):
+            if verbose and bar.disable: print(f"seeds: fit {k} of {len(seeds)} (seed {s})", file=sys.stderr, flush=True)   # elsewhere a plain line per fit
+            fits.append(_fit_one(X_df, d, s, settings, skeleton))
     else:
         fits = [first] + Parallel(n_jobs=n_jobs)(delayed(_fit_one)(X_df, d, s, settings, skeleton) for s in rest)
     for f in fits: f.positive_ = 1 if positive is None else positive

@@ -1,15 +1,20 @@
 """The `grci-lit` command line, run as a user runs it: in a subprocess (`python -m grci_lit.cli ...`)."""
+import hashlib
+import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import grci_lit
 from grci_lit.simulate import sample_dag
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,6 +116,16 @@ def _bad_files(folder, df):
     df.assign(v4=2.5).to_csv(f("constant.csv"), index=False)
     df.assign(v1=np.where(df.index == 7, np.inf, df.v1)).to_csv(f("inf.csv"), index=False)
     f("empty.csv").write_text("")
+    f("header.csv").write_text(",".join(df.columns) + "\n")
+    df.assign(v1=np.nan).to_csv(f("allnan.csv"), index=False)
+    df.rename(columns={"v0": "température"}).to_csv(f("latin1.csv"), index=False, encoding="latin-1")
+    f("book.xlsx").write_bytes(b"PK\x03\x04" + bytes(300))
+    f("blob.csv").write_bytes(bytes(range(256)) * 20)
+    df.assign(v1=df.v1.astype(object).where(df.index != 7, "n/a?")).to_csv(f("cell.csv"), index=False)
+    df.iloc[:1].to_csv(f("onerow.csv"), index=False)
+    df.rename(columns={"dx": "log_odds"}).to_csv(f("log_odds.csv"), index=False)
+    df.rename(columns={"dx": "root_cause_1"}).to_csv(f("root_cause_1.csv"), index=False)
+    df.rename(columns={"v0": "patient"}).to_csv(f("patient.csv"), index=False)
     return {"missing file": ((f("nope.csv"), "--target", "dx"), "not found"),
             "missing target": ((f("text.csv"), "--target", "died"), "'died'"),
             "non-numeric column": ((f("text.csv"), "--target", "dx"), "v2"),
@@ -122,12 +137,26 @@ def _bad_files(folder, df):
             "constant column": ((f("constant.csv"), "--target", "dx"), "v4"),
             "infinite value": ((f("inf.csv"), "--target", "dx"), "v1"),
             "empty file": ((f("empty.csv"), "--target", "dx"), "empty"),
-            "missing index column": ((f("text.csv"), "--target", "dx", "--index-col", "id"), "'id'")}
+            "missing index column": ((f("text.csv"), "--target", "dx", "--index-col", "id"), "'id'"),
+            "missing excluded column": ((f("gaps.csv"), "--target", "dx", "--exclude", "v9"), "['v9'] not found"),
+            "header only": ((f("header.csv"), "--target", "dx"), "no data rows, only the header"),
+            "--dropna empties": ((f("allnan.csv"), "--target", "dx", "--dropna"), "--dropna left no rows"),
+            "latin-1 file": ((f("latin1.csv"), "--target", "dx"), "--encoding latin-1"),
+            "unknown encoding": ((f("latin1.csv"), "--target", "dx", "--encoding", "klingon"), "unknown encoding"),
+            "xlsx file": ((f("book.xlsx"), "--target", "dx"), "Excel .xlsx workbook, not CSV text"),
+            "binary file": ((f("blob.csv"), "--target", "dx"), "binary file, not CSV text"),
+            "text cell": ((f("cell.csv"), "--target", "dx"), "column 'v1': row 8 holds 'n/a?', which is not a number"),
+            "one row": ((f("onerow.csv"), "--target", "dx"), "only one class (0)"),
+            "target log_odds": ((f("log_odds.csv"), "--target", "log_odds"), "target 'log_odds' has the name of a column"),
+            "target root_cause_1": ((f("root_cause_1.csv"), "--target", "root_cause_1"), "target 'root_cause_1'"),
+            "variable patient": ((f("patient.csv"), "--target", "dx"), "column 'patient' has the name")}
 
 
 BAD_CASES = ["missing file", "missing target", "non-numeric column", "NaN without --dropna", "D not binary",
              "D as words", "one class", "too few rows", "constant column", "infinite value", "empty file",
-             "missing index column"]
+             "missing index column", "missing excluded column", "header only", "--dropna empties", "latin-1 file",
+             "unknown encoding", "xlsx file", "binary file", "text cell", "one row", "target log_odds",
+             "target root_cause_1", "variable patient"]
 
 
 @pytest.fixture(scope="module")
@@ -140,10 +169,12 @@ def _check_one_line(code, stderr, word, out):
     lines = stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("grci-lit: error: "), stderr
     assert word in lines[0], lines[0]
-    assert not out.exists()                                                  # nothing written on failure
+    assert "np.int64" not in lines[0] and "Traceback" not in stderr
+    assert not out.exists() and not list(out.parent.glob(f".{out.name}.*"))   # nothing written on failure, not even beside it
 
 
-@pytest.mark.parametrize("case", ["missing file", "non-numeric column", "NaN without --dropna", "too few rows"])
+@pytest.mark.parametrize("case", ["missing file", "non-numeric column", "NaN without --dropna", "too few rows", "latin-1 file",
+                                  "xlsx file", "header only", "target log_odds"])
 def test_bad_csv_subprocess(case, bad_files, tmp_path):
     "A few cases end to end: exit code 2 and one line on stderr, no traceback."
     args, word = bad_files[case]
@@ -166,6 +197,10 @@ def test_dropna_reports_the_count(bad_files, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == "" and r.stderr == ""                                # --quiet: nothing but errors
     assert len(pd.read_csv(tmp_path / "out" / "shapley_values.csv")) == 246
+    args, _ = bad_files["latin-1 file"]                                       # --encoding reads what the message named
+    r = cli("run", *args, "--encoding", "latin-1", "--out", tmp_path / "latin", "--quiet", "--plots", "0", "--no-report")
+    assert r.returncode == 0, r.stderr
+    assert pd.read_csv(tmp_path / "latin" / "shapley_values.csv", index_col=0).columns[0] == "température"
     args, _ = bad_files["infinite value"]                                     # --dropna also drops infinite values
     r = cli("run", *args, "--dropna", "--out", tmp_path / "out2", "--plots", "0", "--no-report")
     assert r.returncode == 0, r.stderr
@@ -408,3 +443,194 @@ def test_report_in_chromium(pbc_words, tmp_path):
     assert not failed and not errors, (failed, errors)
     external = [u for u in requests if not u.startswith(("file:", "data:"))]
     assert not external, external
+
+
+# ------------------------------------------------------------------------------------------- safe outputs
+def _files(folder):
+    "Every file and folder under `folder`, as paths relative to it."
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*"))
+
+
+def test_ids_never_become_file_names(sim_csv, tmp_path):
+    "Ids with '/', '..' or 300 characters: figures named by row, ids beside them, nothing outside --out."
+    _, df = sim_csv
+    sick = np.flatnonzero(df.dx.to_numpy() == 1)
+    kinds = ["a/b{}", "x/../../../escaped{}", "p" * 300 + "{}"]
+    ids = df.pid.astype(str).to_numpy(copy=True)
+    ids[sick] = [kinds[k % 3].format(k) for k in range(len(sick))]
+    data = tmp_path / "data"
+    data.mkdir()
+    df.assign(pid=ids).to_csv(data / "ids.csv", index=False)
+    out = tmp_path / "deep" / "out"
+    (out / "patient_x").mkdir(parents=True)                                  # the folder an id's '..' would climb from
+    r = cli("run", data / "ids.csv", "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "3", "--waterfalls", "3",
+            "--force", "--quiet")
+    assert (r.returncode, r.stderr) == (0, "")
+    assert _files(tmp_path) == ["data", "data/ids.csv", "deep", "deep/out", *[f"deep/out/{f}" for f in _files(out)]]
+    figures = pd.read_csv(out / "figures.csv")
+    assert len(figures) == 3 and list(figures.file) == [f"patient_row{k}.png" for k in figures.row]
+    assert sorted(p.name for p in out.glob("patient*")) == sorted(figures.file)
+    assert all(ids[k - 1] == p for k, p in zip(figures.row, figures.patient))   # the row's own id beside the file
+    page = (out / "report.html").read_text()
+    assert all(f"({f})" in page for f in figures.file)
+
+
+def test_one_run_one_folder(sim_csv, tmp_path):
+    "run.json records the run; a second run replaces the first whole; inputs inside --out and foreign folders are refused."
+    path, _ = sim_csv
+    out = tmp_path / "out"
+    argv = ("run", path, "--target", "dx", "--index-col", "pid", "--out", out)
+    r = cli(*argv, "--seeds", "2", "--plots", "1", "--waterfalls", "1")
+    assert r.returncode == 0, r.stderr
+    record = json.loads((out / "run.json").read_text())
+    assert record["program"] == "grci-lit" and record["status"] == "complete" and record["version"] == grci_lit.__version__
+    assert record["command"] == ["grci-lit", *map(str, argv), "--seeds", "2", "--plots", "1", "--waterfalls", "1"]
+    assert record["inputs"] == [{"path": str(path.resolve()), "bytes": path.stat().st_size,
+                                 "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}]
+    assert record["settings"]["seeds"] == 2 and record["settings"]["alpha"] == 0.1 and record["started"] <= record["finished"]
+    assert sorted(record["files"] + ["run.json"]) == _files(out)
+    r = cli(*argv, "--plots", "0", "--no-report")                            # the same folder again
+    assert r.returncode == 0 and "(the previous run there replaced whole)" in r.stdout, r.stdout
+    assert sorted(json.loads((out / "run.json").read_text())["files"] + ["run.json"]) == _files(out)
+    assert not {"report.html", "stability.csv", "stability.png", "shapley_values_mean.csv"} & set(_files(out))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]            # nothing left beside it
+    # an input inside --out is refused, and left as it was
+    copy = out / "errors.csv"
+    before = copy.read_bytes()
+    r = cli("run", copy, "--target", "dx", "--out", out)
+    assert r.returncode == 2 and "an input file inside --out" in r.stderr and copy.read_bytes() == before
+    r = cli(*argv, "--skeleton", out / "skeleton.csv")
+    assert r.returncode == 2 and "an input file inside --out" in r.stderr
+    # a folder that is not a run: refused, unless --force (then replaced whole)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    r = cli("run", path, "--target", "dx", "--index-col", "pid", "--out", mine, "--quiet", "--plots", "0")
+    assert r.returncode == 2 and "--force" in r.stderr and (mine / "notes.txt").read_text() == "my notes"
+    r = cli("run", path, "--target", "dx", "--index-col", "pid", "--out", mine, "--plots", "0", "--force")
+    assert r.returncode == 0 and "replaced whole: --force" in r.stdout and not (mine / "notes.txt").exists()
+
+
+def test_a_failed_run_leaves_the_previous_one(sim_csv, bad_files, tmp_path):
+    "A run that fails in the fit, or cannot write, leaves the previous run as it was; an unwritable --out fails before the fit."
+    path, _ = sim_csv
+    out = tmp_path / "out"
+    assert cli("run", path, "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "0", "--quiet").returncode == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    args, _ = bad_files["constant column"]                                   # fails inside GRCI.fit
+    r = cli("run", *args, "--out", out)
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith("grci-lit: error:")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    r = cli("run", path, "--target", "dx", "--out", path / "out")             # --out under a file
+    assert r.returncode == 2 and "cannot write there" in r.stderr
+    assert "GRCI 1/4" not in r.stderr                                        # refused before the fit began
+
+
+def _interrupted(argv, where, tmp_path):
+    "Run `grci-lit argv` in a subprocess that receives SIGINT (Ctrl-C) from inside `where`: 'fit' or 'report'."
+    patch = {"fit": "import grci_lit.grci as m; name = 'extract_errors'",
+             "report": "import grci_lit.cli as m; name = 'report_html'"}[where]
+    code = (f"import os, signal, sys\nimport grci_lit.cli as cli\n{patch}\nreal = getattr(m, name)\n"
+            "def interrupted(*args, **kwargs):\n    os.kill(os.getpid(), signal.SIGINT)\n    return real(*args, **kwargs)\n"
+            f"setattr(m, name, interrupted)\nsys.exit(cli.main({[str(a) for a in argv]!r}))\n")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=600)
+
+
+@pytest.mark.parametrize("where", ["fit", "report"])
+def test_ctrl_c_writes_nothing(sim_csv, tmp_path, where):
+    "Ctrl-C in the fit or while the report is written: one line, exit code 130, no partial folder, a previous run intact."
+    path, _ = sim_csv
+    out = tmp_path / "out"
+    argv = ["run", path, "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "1", "--quiet"]
+    r = _interrupted(argv, where, tmp_path)
+    assert (r.returncode, r.stderr) == (130, "grci-lit: interrupted: nothing written\n")
+    assert list(tmp_path.iterdir()) == []
+    assert cli(*argv).returncode == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    r = _interrupted(argv, where, tmp_path)
+    assert (r.returncode, r.stderr) == (130, "grci-lit: interrupted: nothing written\n")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before and [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_names_escaped_where_they_land(sim_csv, tmp_path):
+    "Dollar signs in figures, formulas in CSV cells, escape sequences on the terminal, each warning once."
+    _, df = sim_csv
+    odd = {"v0": "spend_$_a_b_$", "v1": "cost $5 and $6", "v2": "=HYPERLINK(\"http://x\")", "v3": "+cmd",
+           "v4": "\x1b]0;new title\x07v4\x1b[31m", "v5": "@sum \U0001F600"}
+    table = df.rename(columns=odd).assign(pid=[f"-{k}" if k % 2 else f"={k}+1" for k in range(len(df))])
+    table.to_csv(tmp_path / "odd.csv", index=False)
+    out = tmp_path / "out"
+    r = cli("run", tmp_path / "odd.csv", "--target", "dx", "--index-col", "pid", "--out", out, "--seeds", "2", "--plots", "2")
+    assert r.returncode == 0, r.stderr
+    assert "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout + r.stderr and "Traceback" not in r.stderr
+    assert "\x1b" not in (out / "report.html").read_text()                   # nor the report
+    warnings_ = [l for l in r.stderr.splitlines() if l.startswith("grci-lit: warning:")]
+    assert len(warnings_) == len(set(warnings_))                             # each distinct warning once
+    header = (out / "shapley_values.csv").read_text().splitlines()[0]
+    assert header == ("patient,spend_$_a_b_$,cost $5 and $6,\"'=HYPERLINK(\"\"http://x\"\")\",'+cmd,"
+                      "\x1b]0;new title\x07v4\x1b[31m,'@sum \U0001F600")
+    shap = pd.read_csv(out / "shapley_values.csv", index_col=0)
+    assert list(shap.index[:2]) == ["'=0+1", "'-1"]                         # string ids behind a quote
+    assert (shap.to_numpy() < 0).any()                                        # numbers untouched: negative values stay numbers
+    rc = pd.read_csv(out / "root_causes.csv", index_col=0)
+    assert rc.filter(like="root_cause_").stack().dropna().isin([f"'{n}" if n[0] in "=+@" else n for n in odd.values()]).all()
+    from grci_lit.grci import GRCI
+    g = GRCI.load(out / "grci.pkl")
+    assert g.feature_names_in_ == list(odd.values())
+    r = cli("run", tmp_path / "odd.csv", "--target", "dx", "--index-col", "pid", "--out", tmp_path / "again", "--quiet",
+            "--plots", "0", "--no-report", "--skeleton", out / "skeleton.csv")    # read back without the quotes
+    assert r.returncode == 0, r.stderr
+
+
+def test_wide_table_refused_at_once(tmp_path):
+    "6 000 columns x 50 rows: refused in one line that says what to do, before the fit, nothing written."
+    rng = np.random.default_rng(0)
+    pd.DataFrame(rng.normal(size=(50, 6000)), columns=[f"c{j}" for j in range(6000)]).assign(dx=np.arange(50) % 2).to_csv(
+        tmp_path / "wide.csv", index=False)
+    r = cli("run", tmp_path / "wide.csv", "--target", "dx", "--out", tmp_path / "out")
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("grci-lit: error: 6000 variables x 50 rows need at least") and "--exclude" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["wide.csv"]
+
+
+def test_failed_refit_leaves_the_estimator(sim_csv):
+    "A fit that fails (here ties='error' on a tied column) leaves the earlier fit and its variant_ as they were."
+    from grci_lit.grci import GRCI
+    _, df = sim_csv
+    X, D = df[NAMES], df.dx
+    g = GRCI(seed=0, verbose=False).fit(X, D)
+    before = {k: v for k, v in vars(g).items() if k.endswith("_")}
+    with pytest.raises(ValueError, match="v3"):
+        g.set_params(variant="paper", ties="error").fit(X.assign(v3=(X.v3 > 0) * 1.0), D)
+    assert g.variant_ == before["variant_"] != "paper"
+    assert all(getattr(g, k) is v for k, v in before.items())
+
+
+def test_progress_plain_outside_a_terminal(sim_csv, tmp_path):
+    "Outside a terminal: one plain line per step and no bar; on a terminal (a pty): the bar, redrawn in place."
+    path, _ = sim_csv
+    argv = ("run", path, "--target", "dx", "--index-col", "pid", "--plots", "0", "--no-report")
+    r = cli(*argv, "--out", tmp_path / "log")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == ["GRCI 1/4: normalize", "GRCI 2/4: skeleton", "GRCI 3/4: extract errors", "GRCI 4/4: Shapley model"]
+    pty, fcntl, termios = (pytest.importorskip(m) for m in ("pty", "fcntl", "termios"))
+    main_fd, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))   # a 100-column terminal (a new pty has 0)
+    chunks = []
+    reader = threading.Thread(target=lambda: _drain(main_fd, chunks), daemon=True)
+    reader.start()
+    p = subprocess.run([sys.executable, "-m", "grci_lit.cli", *map(str, argv), "--out", tmp_path / "tty"], stdout=subprocess.PIPE,
+                       stderr=terminal, env=ENV, timeout=600)
+    os.close(terminal)
+    reader.join(timeout=30)
+    screen = b"".join(chunks).decode(errors="replace")
+    assert p.returncode == 0 and "\r" in screen and "GRCI:" in screen and "GRCI 1/4" not in screen
+
+
+def _drain(fd, chunks):
+    "Read a pty until it closes."
+    while True:
+        try: data = os.read(fd, 4096)
+        except OSError: return
+        if not data: return
+        chunks.append(data)
