@@ -345,9 +345,9 @@ def check_size(
     hours = lambda c: c["seconds"] / jobs / 3600
     if hours(cost) > max_hours:
         ways = []
-        if "fast" in VARIANTS and settings.get("variant") != "fast":
-            fast = fit_cost(p, n, **{**settings, "variant": "fast", "ci_test": "auto", "max_rows": "auto"})
-            ways.append(f"--variant fast (at least {_duration(3600 * hours(fast))})")
+        if settings.get("variant") not in (None, DEFAULT_VARIANT):              # the default tests at most DEFAULT_ROWS rows
+            quick = fit_cost(p, n, **{**settings, "variant": DEFAULT_VARIANT, "ci_test": "auto", "max_rows": "auto"})
+            ways.append(f"the default variant, without --variant {settings['variant']} (at least {_duration(3600 * hours(quick))})")
         if cost["rows"] > 1000:
             fewer = fit_cost(p, n, **{**settings, "max_rows": 1000})
             ways.append(f"--max-rows 1000 (at least {_duration(3600 * hours(fewer))})")
@@ -792,7 +792,7 @@ def build_parser()->argparse.ArgumentParser:
     r.add_argument("--alpha", type=float, default=0.1, help="significance level of the skeleton's CI tests (default 0.1)")
     r.add_argument("--ci-test", default="auto", choices=["auto", *CI_TESTS],
                    help="conditional-independence test of the skeleton (default auto: the variant's, spline under "
-                   "--variant fast, else mars, the paper's)")
+                   "the default variant, mars under --variant paper)")
     r.add_argument("--variant", default=None, choices=list(VARIANTS),
                    help=f"GRCI's variant (default {DEFAULT_VARIANT}, or paper with --reference; chapter 13, Beyond the paper)")
     r.add_argument("--max-rows", type=int, default=None, metavar="N",
@@ -930,7 +930,7 @@ def main(
         print("grci-lit: interrupted" + ("" if args.command == "bench" else ": nothing written"), file=sys.stderr)
         return 130
     except MemoryError:
-        print("grci-lit: error: out of memory; nothing written" + ("; fewer variables (--exclude) or --variant fast need less"
+        print("grci-lit: error: out of memory; nothing written" + ("; fewer variables (--exclude) need less"
               if args.command == "run" else ""), file=sys.stderr)
         return 2
     except (ValueError, OSError, ImportError, LookupError) as e:   # CLIError, validate_data's ValueErrors, unwritable folders, no dask

@@ -372,20 +372,20 @@ def test_ci_test_option(sim_csv, tmp_path):
 
 
 def test_variant_option(sim_csv, tmp_path):
-    "`--variant` reaches GRCI: the averaged variant's fit is the one `GRCI(variant='averaged')` gives in Python."
+    "`--variant` reaches GRCI: the paper's variant's fit is the one `GRCI(variant='paper')` gives in Python."
     from grci_lit.grci import GRCI
     path, df = sim_csv
-    r = cli("run", path, "--target", "dx", "--index-col", "pid", "--variant", "averaged", "--out", tmp_path / "o",
+    r = cli("run", path, "--target", "dx", "--index-col", "pid", "--variant", "paper", "--out", tmp_path / "o",
             "--quiet", "--plots", "0", "--no-report")
     assert r.returncode == 0, r.stderr
     g = GRCI.load(tmp_path / "o" / "grci.pkl")
-    assert g.variant == "averaged"
+    assert g.variant == "paper" and g.variant_ == "paper"
     X, D = df.set_index("pid")[NAMES], df.set_index("pid")["dx"]
-    ref = GRCI(variant="averaged", seed=0, verbose=False).fit(X, D)
+    ref = GRCI(variant="paper", seed=0, verbose=False).fit(X, D)
     assert list(g.order_) == list(ref.order_)
     np.testing.assert_allclose(g.shap_.to_numpy(), ref.shap_.to_numpy(), atol=1e-9)
     r = cli("run", path, "--target", "dx", "--variant", "nope", "--out", tmp_path / "p")
-    assert r.returncode == 2 and "--variant" in r.stderr and "averaged" in r.stderr
+    assert r.returncode == 2 and "--variant" in r.stderr and "default" in r.stderr and "paper" in r.stderr
 
 
 def _browser():
