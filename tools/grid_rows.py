@@ -2,17 +2,19 @@
 import argparse, time, warnings
 from pathlib import Path
 import pandas as pd
+from grci_lit.beyond import EXPERIMENTS
 from grci_lit.grci import GRCI
 from grci_lit.metrics import ground_truth_shapley
 from grci_lit.simulate import sample_dag
 
 def default_fit(gen, p, n, seed):
     """A grid data set as the experiments read it: its first n of 50 000 rows, the truth on them, the diseased rows, the
-    column names X0.. and `GRCI(seed=seed)` (the default variant) fitted on them."""
+    column names X0.. and `GRCI(seed=seed, variant=EXPERIMENTS["smoothed"])` (the default when these experiments ran)
+    fitted on them."""
     full = sample_dag(p, 50_000, seed=seed, pnl=gen == "pnl"); s = full.head(n)
     truth = ground_truth_shapley(full, n_eval=n, seed=seed)
     cols = [f"X{j}" for j in range(p - 1)]
-    return truth, s.D == 1, cols, GRCI(seed=seed, verbose=False).fit(pd.DataFrame(s.X, columns=cols), s.D)
+    return truth, s.D == 1, cols, GRCI(seed=seed, variant=EXPERIMENTS["smoothed"], verbose=False).fit(pd.DataFrame(s.X, columns=cols), s.D)
 
 def parse_cell(cell:str)->tuple:
     "'p:n' -> (p, n); 'generator:p:n' -> (generator, p, n)."

@@ -50,8 +50,8 @@ def real_stage(n_jobs):
 
 
 def real_stable_stage(n_jobs):
-    "GRCI's stable and default (smoothed) variants on the same bootstraps as the stage real (the paper's GRCI is read back from the cache)."
-    jobs = [j for v in ("paper", "stable", "smoothed") for j in runner.real_jobs(("pbc", "pima"), REAL_BOOTSTRAPS, ("grci",), variant=v)]
+    "GRCI's default on the same bootstraps as the stage real (the paper's GRCI is read back from the cache)."
+    jobs = [j for v in ("paper", "default") for j in runner.real_jobs(("pbc", "pima"), REAL_BOOTSTRAPS, ("grci",), variant=v)]
     return runner.run_experiment(jobs, CACHE, n_jobs=n_jobs)
 
 
@@ -103,8 +103,8 @@ def tuebingen_stage(n_jobs):
 STAGES = {
     "synth10": ("synthetic HNM grid, p = 10, 20 reps per n", synth_stage(10, 20)),
     "real": (f"PBC and Pima, {REAL_BOOTSTRAPS} bootstraps, 7 methods", real_stage),
-    "real_stable": (f"PBC and Pima, {REAL_BOOTSTRAPS} bootstraps, GRCI's stable and smoothed variants beside the paper's", real_stable_stage),
-    "tuebingen": ("Tübingen pairs: GRCI (paper and stable), LiNGAM, RESIT", tuebingen_stage),
+    "real_stable": (f"PBC and Pima, {REAL_BOOTSTRAPS} bootstraps, GRCI's default beside the paper's", real_stable_stage),
+    "tuebingen": ("Tübingen pairs: GRCI (the paper's test and the default's), LiNGAM, RESIT", tuebingen_stage),
     "pbc_seed": (f"PBC without resampling, GRCI and RCI, seeds 0-{SEED_SPREAD - 1}", pbc_seed_stage),
     "real_seeds": (f"PBC, {EXTRA_REAL_BOOTSTRAPS} bootstraps for master seeds {EXTRA_REAL_SEEDS}, GRCI and RCI",
                    real_seeds_stage),

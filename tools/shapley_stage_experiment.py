@@ -9,6 +9,7 @@ logistic (eta 0.3, the paper), logistic with eta 0.1 (up to 150 rounds), and the
     python tools/shapley_stage_experiment.py --cells 10:500 10:2000 30:500 30:2000 --seeds 0 4 --out stage.csv
 """
 import numpy as np, pandas as pd
+from grci_lit.beyond import EXPERIMENTS
 from grci_lit.grci import GRCI
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley, t_ci
 from grci_lit.shapley import fit_classifier, shapley_values
@@ -28,7 +29,7 @@ def one_dag(p, n, seed):
     X = pd.DataFrame(s.X, columns=[f"X{j}" for j in range(s.X.shape[1])])
     row = dict(p=p, n=n, seed=seed)
     for v in ("paper", "stable"):
-        g = GRCI(seed=seed, variant=v, verbose=False).fit(X, s.D)
+        g = GRCI(seed=seed, variant=EXPERIMENTS.get(v, v), verbose=False).fit(X, s.D)
         for t, T in truths.items(): row[f"{v}|{t}"] = rbo_shapley(T, g.shap_.to_numpy(), patients=sick)
     E = g.errors_.to_numpy()
     fold_seeds = [1000 * seed + 777 + i for i in range(3)]   # integers: every stage sees the same three fold splits
