@@ -204,12 +204,14 @@ def brentq_many(
     ok[~done] = False
     return root, ok
 
+# %% ../nbs/05_ci_tests.ipynb #d7006f01
 def _lpb_dets(lam, m, N):
     "det Delta_N(lam) per row: lam (B,), m (B, >= 2N) raw moments; each row's numbers those of `_lpb_det_function`."
     h = np.empty((len(lam), 2 * N + 1)); h[:, 0] = 1.0
     np.divide(m[:, :2 * N], np.cumprod(_STEPS[N] * lam[:, None] + 1.0, axis=1), out=h[:, 1:])
     return _det(h[:, _HANKEL[N]])
 
+# %% ../nbs/05_ci_tests.ipynb #9242b080
 def lpb4_sf_many(
     weights:np.ndarray, # (B, K) positive weights, one row per test, K >= support
     q:np.ndarray, # (B,) quantiles
@@ -235,6 +237,7 @@ def lpb4_sf_many(
     p[i[valid]] = [np.sum(t) for t in terms[valid]]                  # np.sum row by row, as for one vector
     return p, ok
 
+# %% ../nbs/05_ci_tests.ipynb #8061e3df
 def weighted_chi2_sf_many(
     weights, # one array of positive weights per test (lengths may differ)
     q, # the observed statistic of each test

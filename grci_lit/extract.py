@@ -314,7 +314,7 @@ def causal_direction(
     seed=None, # None, int or np.random.Generator (projections; irrelevant with one input)
     k:int=10, # neighbours of the KSG estimator
     reference=False, # passed on to `partial_out`
-    k_ladder=(1,), # multiples of k whose MI scores are averaged: (1,) is the paper (k alone); the stable variant's (0.5, 1, 2) averages k/2, k and 2k
+    k_ladder=(1,), # multiples of k whose MI scores are averaged: (1,) is the paper (k alone); (0.5, 1, 2), GRCI's variants beyond the paper, averages k/2, k and 2k
 )->Direction: # (direction, score_xy, score_yx)
     "Pairwise GRCI: +1 if `x` causes `y`, -1 otherwise, from the two HNM residuals' dependence on their regressors."
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)

@@ -7,11 +7,12 @@ Docs: https://grci-lit.github.io/grci_lit/hnm.html.md"""
 # %% auto #0
 __all__ = ['NOISE_KINDS', 'MEAN_FUNCTIONS', 'SIGMA_FUNCTIONS', 'QUIRKS', 'noise_distribution', 'sample_noise', 'sample_hnm',
            'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'zscore', 'mad_scale', 'hnm_residuals',
-           'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'resolve_reference',
-           'document_parameters', 'check_matrix', 'check_labels']
+           'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'toy_view',
+           'interact', 'resolve_reference', 'document_parameters', 'check_matrix', 'check_labels']
 
 # %% ../nbs/00_hnm.ipynb #b07a2405
 from collections.abc import Callable, Iterable
+from functools import wraps
 from math import gamma, pi, sqrt
 
 import matplotlib.pyplot as plt
@@ -294,20 +295,38 @@ def plot_directions(
         for ax_ in (a, b): ax_.title.set_fontsize(9)
     return axs
 
+# %% ../nbs/00_hnm.ipynb #a4ea5d66
+def toy_view(
+    fn:Callable, # the toy: a function that draws a figure (and may return it, or its Axes)
+)->Callable: # `fn` with the same signature, returning None
+    "`fn` for a widget: it draws its figure and returns nothing, so `interact` does not display the figure again."
+    @wraps(fn)
+    def view(*args, **kwargs): fn(*args, **kwargs)
+    return view
+
+# %% ../nbs/00_hnm.ipynb #349cf4ad
+def interact(
+    fn:Callable, # the toy: a function that draws a figure
+    **controls, # one widget (or ipywidgets abbreviation, or `fixed(value)`) per parameter of `fn`
+): # what ipywidgets' `interact` returns
+    "ipywidgets' `interact` on `toy_view(fn)`: the toy's figure is drawn once per move of a control."
+    from ipywidgets import interact as _interact
+    return _interact(toy_view(fn), **controls)
+
 # %% ../nbs/00_hnm.ipynb #e17bc740
 QUIRKS = {
     "projection": ("partial_out", "renormalises the Dirichlet projection weights with R's column-major recycling "
                    "(w/colSums(w)), so with two or more regressors the weights leave the simplex (R/spline_regressionR.R)"),
     "stale_scores": ("extract", "keeps a node's old sink score after it loses its last neighbour instead of resetting "
-                     "it to -inf; this changes the order K, not the error values (R/FindSink.R)"),
+                     "it to -inf; this changes the order in which sinks are removed, not the error values (R/FindSink.R)"),
     "squared_error": ("shapley", "tunes XGBoost with binary:logistic but fits the final model with the default "
                       "reg:squarederror objective on the 0/1 labels (R/train_xgboost_class.R)"),
     "welch_df": ("baselines", "RCI's Welch t-test uses the nonstandard df (v0+v1)^2/(v0^2/(n0-1)+v1^2/(n1-1)) "
                  "without dividing the variances by the group sizes (R/ttest_fast.R)"),
     "rbo_empty": ("metrics", "when no variable has positive true Shapley value, R's 1:0 = c(1, 0) scores the true "
                   "top-1 variable with its own weight (R/eval_scores.R)"),
-    "ms_misalign": ("baselines", "model substitution indexes the K-ordered error columns by variable ids, so errors "
-                    "and variables are misaligned (the calls of R/model_subst_HNM.R in Experiments/)"),
+    "ms_misalign": ("baselines", "model substitution indexes the error columns, which are in removal order (sink "
+                    "first), by variable ids, so errors and variables are misaligned (the calls of R/model_subst_HNM.R in Experiments/)"),
     "pima_zscore": ("datasets", "the Pima ground truth's glucose >= 140 rule is applied to z-scored glucose, so it "
                     "never fires (Experiments/Exp_diabetes.R, eval_scores_diabetes.R)"),
 }
