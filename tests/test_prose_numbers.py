@@ -30,7 +30,7 @@ NBS = ROOT / "nbs"
 
 # untied measured numbers per notebook (path under nbs/): a ceiling that may only fall; a notebook not listed has 0
 CEILING = {
-    "00_hnm.ipynb": 0, "01_simulate.ipynb": 7, "02_partial_out.ipynb": 0, "03_mutual_info.ipynb": 0,
+    "00_hnm.ipynb": 0, "01_simulate.ipynb": 6, "02_partial_out.ipynb": 0, "03_mutual_info.ipynb": 0,
     "04_extract_errors.ipynb": 40, "05_ci_tests.ipynb": 0, "06_skeleton.ipynb": 32, "07_shapley.ipynb": 4,
     "08_grci.ipynb": 0, "09_metrics.ipynb": 7, "10_datasets.ipynb": 0, "11_cli.ipynb": 0, "12_baselines.ipynb": 3,
     "13_beyond_the_paper.ipynb": 0, "14_scale.ipynb": 0, "90_r_code.ipynb": 0, "_chapter_template.ipynb": 0,
@@ -39,7 +39,7 @@ CEILING = {
     "index.ipynb": 8,
 }
 # chapters whose prose is being tied to their cells now: expected to fail until they reach 0
-PENDING = {"08_grci.ipynb", "13_beyond_the_paper.ipynb", "14_scale.ipynb"}
+PENDING = {"08_grci.ipynb", "14_scale.ipynb"}
 
 # ---------------------------------------------------------------- reading prose
 _NOT_PROSE = [
