@@ -671,10 +671,10 @@ def _graph_png(g:GRCI)->bytes:
 
 # %% ../nbs/11_cli.ipynb #b10afb85
 _RANKING_WORDS = {  # rank_by -> how a patient's root causes are chosen and ordered, in words
-    "shapley": "Shapley value > 0, largest first",
+    "shapley": "Shapley value > 0, largest first (the paper's Definition 4, without its ancestry check)",
     "importance": "Shapley value > 0, largest Shapley value x the variable's importance over all patients first",
     "smoothed": "score > 0, largest first; a score is the patient's Shapley value smoothed over the patients with similar "
-                "errors, times the variable's importance",
+                "errors, times the variable's importance (the paper's Definition 4 reads the Shapley value itself: --variant paper)",
 }
 
 def _ranking_words(g:GRCI)->str:

@@ -486,7 +486,7 @@ def _grci_root_causes(self:GRCI,
                 shap:pd.DataFrame=None, # Shapley values to read (default: `shap_`; pass `explain(X_new)` for new patients)
                 errors:pd.DataFrame=None, # with `shap` of new patients under rank_by="smoothed": their errors, `transform(X_new)`
                )->list: # variable names, largest ranking score first (`ranking_scores`)
-    "Patient `i`'s estimated root causes (Definition 4 without the ancestry check): ranking score > 0, ranked."
+    "Patient `i`'s estimated root causes: the errors whose ranking score (`ranking_scores`) is > 0, largest first; under variant=\"paper\" Definition 4's set and order (Shapley value > 0) without the ancestry check, under the default the smoothed Shapley value > 0, ranked by it times the error's importance."
     S = self.ranking_scores(shap, errors)
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -len(S) <= i < len(S):
         raise ValueError(f"i must be a row position in 0..{len(S) - 1}, got {i!r}")
