@@ -722,7 +722,8 @@ def report_html(
                   _table(stability.summary, "variable"), _img(stability_png, "stability over seeds")]
     parts += ["<h2>Summary</h2>",
               f"<p>Each dot is one patient with {e(label)}; a positive Shapley value raises that patient's predicted "
-              f"log-odds of {e(label)} (a root cause, Definition 4 of the paper), a negative one lowers it. "
+              f"log-odds of {e(label)} (a root cause by the paper's Definition 4), a negative one lowers it; "
+              f"the table of root causes below ranks them as the variant does ({e(_ranking_words(g))}). "
               "Colour: the variable's error term, low (blue) to high (red).</p>",
               _img(summary_png, "summary beeswarm")]
     logodds = g.decision_function()
