@@ -14,10 +14,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS = ROOT / "nbs"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync"]
-INSTALL = "apt-get update && apt-get install -y chromium"
 CHAPTERS = ["00_hnm.ipynb", "02_partial_out.ipynb", "03_mutual_info.ipynb", "06_skeleton.ipynb"]
 SKIPPED = ("slow", "notest")                      # the flags `nbdev-test` skips (pyproject's tst_flags)
 
@@ -95,18 +91,6 @@ def lab(tmp_path_factory):
         proc.terminate()
         try: proc.wait(timeout=20)
         except subprocess.TimeoutExpired: proc.kill()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is not installed; install it with: {INSTALL}")
-    try: from playwright.sync_api import sync_playwright
-    except ImportError: pytest.fail('Playwright is not installed; install it with: pip install -e ".[dev]"')
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 _ALL_RUN = """() => {

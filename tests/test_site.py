@@ -10,10 +10,6 @@ from urllib.parse import urlparse
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync"]
-INSTALL = "apt-get update && apt-get install -y chromium"
 
 MATHJAX_DONE = """() => window.MathJax && MathJax.isReady && MathJax.Hub.queue.pending === 0
                        && MathJax.Hub.queue.running === 0"""
@@ -29,18 +25,6 @@ def server(site):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is not installed; install it with: {INSTALL}")
-    try: from playwright.sync_api import sync_playwright
-    except ImportError: pytest.fail('Playwright is not installed; install it with: pip install -e ".[dev]"')
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _pages(site):
