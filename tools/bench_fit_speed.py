@@ -5,7 +5,7 @@ measured in one run (before and after interleaved, so both see the same machine 
     git archive main grci_lit | tar -x -C /tmp/before        # the "before" package, e.g. from the main branch
     python tools/bench_fit_speed.py --before /tmp/before     # p = 50 and p = 20 at n = 2000, median of 3 runs each
     python tools/bench_fit_speed.py --points 50:2000 --repeats 5 --stage skeleton
-    python tools/bench_fit_speed.py --points 50:2000 --repeats 5 --variant fast   # GRCI(variant="fast")
+    python tools/bench_fit_speed.py --points 50:2000 --repeats 5 --variant paper  # GRCI(variant="paper")
 
 Each fit runs in a fresh one-thread subprocess (OMP/OpenBLAS threads = 1); the script prints, per point and version,
 the median CPU seconds (time.process_time of the fit) and wall seconds of `--repeats` runs, the 1-minute load
@@ -57,7 +57,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0, help="seed of sample_dag (default 0)")
     ap.add_argument("--stage", choices=("fit", "skeleton"), default="fit", help="time GRCI().fit or skeleton_stable only")
     ap.add_argument("--ci-test", default="default", help="the CI test of the skeleton (default: GRCI's own, mars for --stage skeleton)")
-    ap.add_argument("--variant", default="default", help="GRCI's variant, e.g. fast or paper (default: GRCI's own)")
+    ap.add_argument("--variant", default="default", help="GRCI's variant, paper or default (default: GRCI's own)")
     a = ap.parse_args(argv)
     if a.before is not None and not (a.before / "grci_lit" / "__init__.py").exists():
         ap.error(f"--before {a.before} does not contain grci_lit/__init__.py")

@@ -1,6 +1,6 @@
 """Smoothing each patient's Shapley values along the error before ranking, on the grid (chapter Beyond the paper).
 
-For each simulated data set: one default GRCI fit (variant "smoothed"), and its RBO against the truth when each
+For each simulated data set: one GRCI fit with the settings that were the default then (EXPERIMENTS["smoothed"]), and its RBO against the truth when each
 patient's root causes are ranked by the Shapley values as they are (`shapley`, the "stable" variant), times the
 error's importance (`importance`, the "ranked" variant), and by the default's scores (`smoothed`: a quarter the
 patient's own value, three quarters the error's Shapley curve, a line against the error's rank through the nearest
