@@ -662,7 +662,7 @@ def _grci_plot_patient(self:GRCI,
                  shap:pd.DataFrame=None, # Shapley values (default: `shap_`)
                  ax=None, # matplotlib Axes (None: a new figure)
                 ): # the Axes
-    "Bar chart of patient `i`'s Shapley values; root causes (s > 0) in red."
+    "Bar chart of patient `i`'s Shapley values, positive ones in red (Definition 4's root causes; the default's `root_causes` rank `ranking_scores()`)."
     S = self._shap(shap)
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -len(S) <= i < len(S):
         raise ValueError(f"i must be a row position in 0..{len(S) - 1}, got {i!r}")
