@@ -36,10 +36,10 @@ CEILING = {
     "13_beyond_the_paper.ipynb": 0, "14_scale.ipynb": 0, "90_r_code.ipynb": 0, "_chapter_template.ipynb": 0,
     "bench/00_paper.ipynb": 0, "bench/01_pairs.ipynb": 18, "bench/02_skeleton.ipynb": 0, "bench/03_fits.ipynb": 1,
     "bench/04_runner.ipynb": 25, "bench/05_command.ipynb": 0, "bench/06_report.ipynb": 3, "bench/07_scale.ipynb": 67,
-    "index.ipynb": 8,
+    "index.ipynb": 0,
 }
 # chapters whose prose is being tied to their cells now: expected to fail until they reach 0
-PENDING = {"08_grci.ipynb", "14_scale.ipynb"}
+PENDING = set()
 
 # ---------------------------------------------------------------- reading prose
 _NOT_PROSE = [

@@ -14,7 +14,7 @@ NBS = ROOT / "nbs"
 _spec = importlib.util.spec_from_file_location("site_toys", ROOT / "tools" / "site" / "toys.py")
 toys = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(toys)
 CONFIG = yaml.safe_load((ROOT / "tools" / "site" / "toys.yml").read_text())
-PENDING = {"08_grci.ipynb", "14_scale.ipynb"}      # their prompts are being rewritten with their prose
+PENDING = set()      # notebooks whose prompts are being rewritten with their prose (none)
 
 
 def _cells(path):
