@@ -24,6 +24,7 @@ if __name__ == "__main__":
     ap.add_argument("--sizes", nargs="+", default=[f"{p}x{n}" for p, n in ZOO_SIZES], help="variables x rows, e.g. 30x2000")
     ap.add_argument("--seeds", nargs=2, type=int, default=[REPORT_SEEDS[0], REPORT_SEEDS[-1] + 1], help="first and one-past-last seed")
     ap.add_argument("--step", type=int, default=1, help="every step-th seed from the first (to split a run between processes)")
+    ap.add_argument("--reverse", action="store_true", help="seeds from the last down (a second process meets the first in the middle)")
     ap.add_argument("--variants", nargs="+", default=list(ZOO_VARIANTS), choices=list(TUNING_VARIANTS),
                     help="labels of TUNING_VARIANTS (default: those of ZOO_VARIANTS)")
     ap.add_argument("--ladder", action="store_true", help="also store the default's ladder (zoo_ladder) under the label 'ladder'")
@@ -42,10 +43,12 @@ if __name__ == "__main__":
     log.write_text(json.dumps(runs + [run], indent=1))                       # every run that wrote here: which code, where
     for size in a.sizes:
         p, n = map(int, size.split("x"))
-        for seed in range(a.seeds[0], a.seeds[1], a.step):
+        seeds = range(a.seeds[0], a.seeds[1], a.step)
+        for seed in (reversed(seeds) if a.reverse else seeds):
             for family in a.families:
                 t = time.perf_counter()
                 path = out / zoo_file(family, p, n, seed)
+                if a.reverse and path.exists() and set(variants) <= set(json.loads(path.read_text())): continue
                 res = zoo_seed(family, p, n, seed, variants, path=path)
                 if a.ladder:
                     stored = json.loads(path.read_text())
