@@ -104,22 +104,85 @@ def _strip(src):
     return '\n'.join(l for l in src.splitlines() if not l.lstrip().startswith(('%', '!')))
 
 
-def _names(src):
-    "(defined, used) names of a cell"
-    try: tree = ast.parse(_strip(src))
-    except SyntaxError: return set(), set()
-    defs, used = set(), set()
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): defs.add(n.name)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            for a in n.names: defs.add((a.asname or a.name).split('.')[0])
-        elif isinstance(n, ast.Name):
-            (defs if isinstance(n.ctx, (ast.Store, ast.Del)) else used).add(n.id)
+def _loads_stores(node):
+    """(loaded, stored) names of an expression or statement, without looking into function or class bodies; a name a
+    comprehension binds is neither"""
+    loads, stores, bound = set(), set(), set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):   # its body runs later
+            if not isinstance(n, ast.Lambda): stores.add(n.name)
+            todo += [*getattr(n, 'decorator_list', []), *getattr(n, 'bases', []),
+                     *([d for d in n.args.defaults + n.args.kw_defaults if d is not None] if hasattr(n, 'args') else [])]
+            continue
+        if isinstance(n, ast.comprehension):
+            bound |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
+        if isinstance(n, ast.Name):
+            (stores if isinstance(n.ctx, (ast.Store, ast.Del)) else loads).add(n.id)
         elif isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Store):
             base = n.value
             while isinstance(base, (ast.Attribute, ast.Subscript)): base = base.value
-            if isinstance(base, ast.Name): defs.add(base.id)        # `df["a"] = ...` changes df
+            if isinstance(base, ast.Name): stores.add(base.id)        # `df["a"] = ...` changes df
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            stores |= {(a.asname or a.name).split('.')[0] for a in n.names}
+        todo += [c for c in ast.iter_child_nodes(n) if not isinstance(c, ast.expr_context)]
+    return loads - bound, stores - bound
+
+
+def _function_globals(fn):
+    "Names a function's body reads that it does not bind itself (its arguments, assignments, nested definitions)"
+    local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    loads = set()
+    for stmt in fn.body:
+        l, st = _loads_stores(stmt)
+        loads |= l; local |= st
+        for inner in ast.walk(stmt):
+            if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and inner is not stmt:
+                loads |= _function_globals(inner) if not isinstance(inner, ast.Lambda) else set()
+    return loads - local
+
+
+def _names(src):
+    """(defined, used) names of a cell. A name counts as used when the cell reads it before binding it (in statement
+    order), or a function or class of the cell reads it without binding it; names local to a function, and names
+    bound by a comprehension, are not."""
+    try: tree = ast.parse(_strip(src))
+    except SyntaxError: return set(), set()
+    defs, used = set(), set()
+    for stmt in tree.body:
+        loads, stores = _loads_stores(stmt)
+        used |= loads - defs
+        for fn in (n for n in ast.walk(stmt) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            used |= _function_globals(fn) - defs - stores
+        for cl in (n for n in ast.walk(stmt) if isinstance(n, ast.ClassDef)):
+            for b in cl.body:
+                l, _ = _loads_stores(b); used |= l - defs - stores
+        defs |= stores
     return defs, used
+
+
+def _top_level_names(src):
+    "Names a cell binds at its top level (functions, classes, assignments, imports): what a module made of it exports"
+    try: tree = ast.parse(_strip(src))
+    except SyntaxError: return set()
+    out = set()
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): out.add(n.name)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                out |= {x.id for x in ast.walk(t) if isinstance(x, ast.Name)}
+    return out
+
+
+def _run_cell(src, name, ns, module):
+    """Run one cell of the context in `ns`. An exported cell takes its names from the package module instead of defining
+    them again in `__toy__`: the package's functions can then be pickled (a child process, a joblib worker) as in use"""
+    if module is not None and 'export' in directives(src):
+        names = _top_level_names(src)
+        if names and all(hasattr(module, k) for k in names):
+            ns.update({k: getattr(module, k) for k in names}); return
+    exec(compile(_strip(src), name, 'exec'), ns)
 
 
 def _imports_only(src):
@@ -244,6 +307,10 @@ def build_toys(nb_path, cells, out_dir, rel_dir, cache_dir, config=None, dpi=72,
     from grci_lit import __version__
     config = config or {}
     ns, ran, result = {'__name__': '__toy__'}, set(), {}
+    exp = next((directives(c['source']).get('default_exp') for c in cells if c['cell_type'] == 'code'
+                and 'default_exp' in directives(c['source'])), None)
+    import importlib
+    module = importlib.import_module(f'grci_lit.{exp}') if exp else None     # the package module the notebook exports to
     cwd = os.getcwd()
     os.chdir(nb_path.parent)                    # notebooks read files relative to themselves
     try:
@@ -268,7 +335,7 @@ def build_toys(nb_path, cells, out_dir, rel_dir, cache_dir, config=None, dpi=72,
                     if i in ran: continue
                     try:
                         with contextlib.redirect_stdout(io.StringIO()):
-                            exec(compile(_strip(cells[i]['source']), f'{nb_path.name}[{i}]', 'exec'), ns)
+                            _run_cell(cells[i]['source'], f'{nb_path.name}[{i}]', ns, module)
                     except Exception as e:
                         raise RuntimeError(f'{nb_path.name}: cell {i}, run to set up the toy {fname}, failed: '
                                            f'{type(e).__name__}: {e}') from e
