@@ -164,7 +164,7 @@ MAX_ROWS = 4000  # `max_rows="auto"` of a variant given as a dict without max_ro
 DEFAULT_ROWS = 800  # the default variant's bound: its CI tests and Find-Sink's MI scores read at most this many seeded rows (every row is still explained)
 
 VARIANTS = {  # GRCI's variants: name -> settings (chapter beyond_the_paper); keys in _FIT_KEYS are read by `fit`, pair_k_ladder by the pairwise test; every other key goes to Extract-Errors
-    "paper": dict(n_draws=1, max_rows=None),   # the paper's Algorithms 2-4: one Dirichlet projection draw per fit, every row in every test, Definition 4's ranking
+    "paper": dict(n_draws=1, max_rows=None),   # the paper's algorithm: one Dirichlet projection draw per fit, every row in every test, Definition 4's ranking
     "default": dict(projection="additive",     # Partial-Out: an additive spline in the neighbours (no projection, no random step)
                     tie_seed=0, projection_seed=0,  # ties jittered (and rows subsampled) alike at every seed: nothing random before the Shapley model
                     max_rows=DEFAULT_ROWS, ci_test="spline",  # the skeleton's tests (additive-spline residuals) and Find-Sink's scores on at most DEFAULT_ROWS rows

@@ -109,7 +109,7 @@ def _run_all(page, name):
     page.click("li.lm-MenuBar-item:has-text('Run')")
     page.click("li.lm-Menu-item:has-text('Run All Cells')")
     page.wait_for_function("() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
-                           ".some(p => p.textContent.trim() !== '[ ]:')", timeout=60_000)      # it started
+                           ".some(p => p.textContent.trim() !== '[ ]:')", timeout=180_000)     # it started (slow on a busy machine)
     page.wait_for_function(_IDLE, timeout=240_000, polling=500)                                 # ... and stopped
 
 
