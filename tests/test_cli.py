@@ -530,7 +530,10 @@ def _interrupted(argv, where, tmp_path):
     "Run `grci-lit argv` in a subprocess that receives SIGINT (Ctrl-C) from inside `where`: 'fit' or 'report'."
     patch = {"fit": "import grci_lit.grci as m; name = 'extract_errors'",
              "report": "import grci_lit.cli as m; name = 'report_html'"}[where]
-    code = (f"import os, signal, sys\nimport grci_lit.cli as cli\n{patch}\nreal = getattr(m, name)\n"
+    # a shell that starts a job in the background makes it ignore SIGINT, and Python then keeps it ignored:
+    # restore Python's own handler, as in a terminal, so that the test runs alike under `cmd &` and nohup
+    code = (f"import os, signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            f"import grci_lit.cli as cli\n{patch}\nreal = getattr(m, name)\n"
             "def interrupted(*args, **kwargs):\n    os.kill(os.getpid(), signal.SIGINT)\n    return real(*args, **kwargs)\n"
             f"setattr(m, name, interrupted)\nsys.exit(cli.main({[str(a) for a in argv]!r}))\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=600)
