@@ -40,7 +40,8 @@ if __name__ == "__main__":
                             blas_kernel=os.environ.get("OPENBLAS_CORETYPE", "auto")))
     log = out / "provenance.json"
     runs = json.loads(log.read_text()) if log.exists() else []
-    log.write_text(json.dumps(runs + [run], indent=1))                       # every run that wrote here: which code, where
+    tmp = log.with_name(f".{log.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(runs + [run], indent=1)); os.replace(tmp, log)  # every run that wrote here: which code, where (whole, for a second process)
     for size in a.sizes:
         p, n = map(int, size.split("x"))
         seeds = range(a.seeds[0], a.seeds[1], a.step)
