@@ -137,13 +137,13 @@ def zoo_results(
     labels=None, # variant labels to read (None: every label stored)
 )->pd.DataFrame: # one row per (family, p, n, seed, label): rbo, seconds, recall, precision
     "The stored results of a zoo run, one row per data set and variant."
-    rows = []
+    rows = []   # a file without skeleton scores (a reference method given the graph) reads them as NaN
     for path in sorted(Path(folder).glob("*_p*_n*_s*.json")):
         family, p, n, seed = path.stem.rsplit("_", 3)
         for label, r in json.loads(path.read_text()).items():
             if "rbo" not in r or (labels is not None and label not in labels): continue
             rows.append(dict(family=family, p=int(p[1:]), n=int(n[1:]), seed=int(seed[1:]), label=label,
-                             **{k: r[k] for k in ("rbo", "seconds", "recall", "precision")}))
+                             **{k: r.get(k, np.nan) for k in ("rbo", "seconds", "recall", "precision")}))
     return pd.DataFrame(rows)
 
 def zoo_table(

@@ -7,10 +7,10 @@ in --out, so a run resumes where it stopped. `provenance.json` there names the c
 
     python tools/real_bootstraps.py --bootstraps 100 --out results/beyond_the_paper/real_bootstraps
 """
-import argparse, datetime, json, os, platform, subprocess, sys
+import argparse
 from pathlib import Path
 
-import grci_lit
+from provenance import record_run
 from grci_lit.bench.runner import real_jobs, run_experiment
 
 if __name__ == "__main__":
@@ -22,14 +22,7 @@ if __name__ == "__main__":
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
-    run = dict(command=" ".join(sys.argv), commit=commit, version=grci_lit.__version__, started=datetime.datetime.now().isoformat(timespec="seconds"),
-               machine=dict(cpu=cpu, python=platform.python_version(), blas_threads=os.environ.get("OPENBLAS_NUM_THREADS"),
-                            blas_kernel=os.environ.get("OPENBLAS_CORETYPE", "auto")))
-    log = out / "provenance.json"
-    tmp = log.with_name(f".{log.name}.{os.getpid()}")
-    tmp.write_text(json.dumps((json.loads(log.read_text()) if log.exists() else []) + [run], indent=1)); os.replace(tmp, log)
+    record_run(out)
     jobs = [j for b in range(a.bootstraps) for v in a.variants for j in real_jobs(tuple(a.datasets), 1, ("grci",), start=b, variant=v)]
     res = run_experiment(jobs, out, n_jobs=a.n_jobs, progress=False)
     res["variant"] = res.get("variant", "paper").fillna("paper") if "variant" in res else "paper"   # the paper's rows carry no variant field

@@ -12,7 +12,7 @@ dowhy==0.14` (it pins an older scipy, so keep it out of the development environm
 
     python tools/zoo_dowhy.py --seeds 100 105 --out results/beyond_the_paper/zoo_dowhy
 """
-import argparse, datetime, json, os, platform, subprocess, sys, time, warnings
+import argparse, json, time, warnings
 from pathlib import Path
 
 import numpy as np, pandas as pd
@@ -29,19 +29,13 @@ if __name__ == "__main__":
     warnings.simplefilter("ignore")
     import networkx as nx, dowhy
     from dowhy import gcm
-    import grci_lit
+    from provenance import record_run
     from grci_lit.grci import GRCI
     from grci_lit.metrics import ground_truth_shapley, rbo_shapley
     from grci_lit.simulate import ZOO_FAMILIES, sample_zoo
     gcm.config.default_n_jobs = 1; gcm.config.disable_progress_bars()
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
-    run = dict(command=" ".join(sys.argv), commit=commit, version=grci_lit.__version__, dowhy=dowhy.__version__,
-               started=datetime.datetime.now().isoformat(timespec="seconds"),
-               machine=dict(cpu=cpu, python=platform.python_version(), blas_threads=os.environ.get("OPENBLAS_NUM_THREADS")))
-    log = out / "provenance.json"; tmp = log.with_name(f".{log.name}.{os.getpid()}")
-    tmp.write_text(json.dumps((json.loads(log.read_text()) if log.exists() else []) + [run], indent=1)); os.replace(tmp, log)
+    record_run(out, dowhy=dowhy.__version__)
     p, n = a.p, a.n
     for seed in range(*a.seeds):
         for family in (a.families or list(ZOO_FAMILIES)):

@@ -10,10 +10,10 @@ set already stored with the same settings is read back, so an interrupted run re
         "mean projection" "MARS on every row" "ranked by Shapley value" "ranked by importance" --ladder \
         --out results/beyond_the_paper/zoo_tuning                                   # the tuning seeds and their choices
 """
-import argparse, datetime, json, os, platform, subprocess, sys, time, warnings
+import argparse, json, time, warnings
 from pathlib import Path
 
-import grci_lit
+from provenance import record_run
 
 from grci_lit.beyond import REPORT_SEEDS, TUNING_VARIANTS, ZOO_SIZES, ZOO_VARIANTS, zoo_file, zoo_ladder, zoo_seed
 from grci_lit.simulate import ZOO_FAMILIES
@@ -33,15 +33,7 @@ if __name__ == "__main__":
     warnings.simplefilter("ignore")
     variants = {k: TUNING_VARIANTS[k] for k in a.variants}
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
-    run = dict(command=" ".join(sys.argv), commit=commit, version=grci_lit.__version__, started=datetime.datetime.now().isoformat(timespec="seconds"),
-               machine=dict(cpu=cpu, python=platform.python_version(), blas_threads=os.environ.get("OPENBLAS_NUM_THREADS"),
-                            blas_kernel=os.environ.get("OPENBLAS_CORETYPE", "auto")))
-    log = out / "provenance.json"
-    runs = json.loads(log.read_text()) if log.exists() else []
-    tmp = log.with_name(f".{log.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(runs + [run], indent=1)); os.replace(tmp, log)  # every run that wrote here: which code, where (whole, for a second process)
+    record_run(out)                                                        # every run that wrote here: which code, where
     for size in a.sizes:
         p, n = map(int, size.split("x"))
         seeds = range(a.seeds[0], a.seeds[1], a.step)
