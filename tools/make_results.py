@@ -27,37 +27,42 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import grci_lit  # noqa: E402
 from grci_lit.bench import pairs, runner  # noqa: E402
+from grci_lit.scale import package_commit  # noqa: E402
+sys.path.insert(0, str(ROOT / "tools"))
+from provenance import code_files, code_fingerprint, machine  # noqa: E402
 
 RESULTS = ROOT / "results"
 CACHE = RESULTS / "cache"
 RUNLOG = CACHE / "runlog.jsonl"
+CODE_FILES = None
 
 # ---------------------------------------------------------------- stages: (name, description, callable)
 SYNTH_NS = (500, 1000, 2000)
+SYNTH_REPS = 20           # data sets per cell of Tables 1 and 2
+REPORT_START = 1000       # their seeds: 1000-1019, drawn after every choice (seeds below 100 tuned earlier variants)
 REAL_BOOTSTRAPS = 100
 SEED_SPREAD = 50          # PBC without resampling: GRCI and RCI with seeds 0..SEED_SPREAD-1
-EXTRA_REAL_SEEDS = (1, 2)  # PBC bootstraps drawn from other master seeds (GRCI, RCI only)
-EXTRA_REAL_BOOTSTRAPS = 50
+VARIANTS_RUN = ("paper", "default")   # GRCI's variants beside each other on the same data sets
 
 
-def synth_stage(p, reps, pnl=False):
-    return lambda n_jobs: runner.run_experiment(runner.synth_jobs((p,), SYNTH_NS, reps, pnl=pnl), CACHE, n_jobs=n_jobs)
+def synth_jobs(p, pnl=False):
+    "One grid row (p) of Table 1 (HNM) or Table 2 (PNL): every method under the paper's variant, GRCI and its kin under the default."
+    return [j for v in VARIANTS_RUN
+            for j in runner.synth_jobs((p,), SYNTH_NS, SYNTH_REPS, pnl=pnl, start=REPORT_START, variant=v)]
+
+
+def real_jobs():
+    return [j for v in VARIANTS_RUN for j in runner.real_jobs(("pbc", "pima"), REAL_BOOTSTRAPS, variant=v)]
+
+
+def synth_stage(p, pnl=False):
+    return lambda n_jobs: runner.run_experiment(synth_jobs(p, pnl), CACHE, n_jobs=n_jobs)
 
 
 def real_stage(n_jobs):
-    return runner.run_experiment(runner.real_jobs(("pbc", "pima"), REAL_BOOTSTRAPS), CACHE, n_jobs=n_jobs)
-
-
-def real_stable_stage(n_jobs):
-    "GRCI's default on the same bootstraps as the stage real (the paper's GRCI is read back from the cache)."
-    jobs = [j for v in ("paper", "default") for j in runner.real_jobs(("pbc", "pima"), REAL_BOOTSTRAPS, ("grci",), variant=v)]
-    return runner.run_experiment(jobs, CACHE, n_jobs=n_jobs)
-
-
-def real_seeds_stage(n_jobs):
-    jobs = [j for s in EXTRA_REAL_SEEDS for j in runner.real_jobs(("pbc",), EXTRA_REAL_BOOTSTRAPS, ("grci", "rci"), seed=s)]
-    return runner.run_experiment(jobs, CACHE, n_jobs=n_jobs)
+    return runner.run_experiment(real_jobs(), CACHE, n_jobs=n_jobs)
 
 
 def _pbc_full_seed(seed):
@@ -101,76 +106,210 @@ def tuebingen_stage(n_jobs):
 
 
 STAGES = {
-    "synth10": ("synthetic HNM grid, p = 10, 20 reps per n", synth_stage(10, 20)),
+    "hnm10": ("Table 1, HNM grid, p = 10: 20 data sets per n", synth_stage(10)),
+    "pnl10": ("Table 2, PNL grid, p = 10: 20 data sets per n", synth_stage(10, pnl=True)),
     "real": (f"PBC and Pima, {REAL_BOOTSTRAPS} bootstraps, 7 methods", real_stage),
-    "real_stable": (f"PBC and Pima, {REAL_BOOTSTRAPS} bootstraps, GRCI's default beside the paper's", real_stable_stage),
     "tuebingen": ("Tübingen pairs: GRCI (the paper's test and the default's), LiNGAM, RESIT", tuebingen_stage),
+    "hnm30": ("Table 1, HNM grid, p = 30: 20 data sets per n", synth_stage(30)),
+    "pnl30": ("Table 2, PNL grid, p = 30: 20 data sets per n", synth_stage(30, pnl=True)),
+    "hnm50": ("Table 1, HNM grid, p = 50: 20 data sets per n", synth_stage(50)),
+    "pnl50": ("Table 2, PNL grid, p = 50: 20 data sets per n", synth_stage(50, pnl=True)),
     "pbc_seed": (f"PBC without resampling, GRCI and RCI, seeds 0-{SEED_SPREAD - 1}", pbc_seed_stage),
-    "real_seeds": (f"PBC, {EXTRA_REAL_BOOTSTRAPS} bootstraps for master seeds {EXTRA_REAL_SEEDS}, GRCI and RCI",
-                   real_seeds_stage),
-    "synth30": ("synthetic HNM grid, p = 30, 20 reps per n", synth_stage(30, 20)),
-    "synth10_50": ("synthetic HNM grid, p = 10, extended to 50 reps per n", synth_stage(10, 50)),
-    "synth50": ("synthetic HNM grid, p = 50, 20 reps per n", synth_stage(50, 20)),
-    "synth30_40": ("synthetic HNM grid, p = 30, extended to 40 reps per n", synth_stage(30, 40)),
-    "synth50_40": ("synthetic HNM grid, p = 50, extended to 40 reps per n", synth_stage(50, 40)),
-    "pnl10": ("synthetic PNL grid (Table 2), p = 10, 20 reps per n", synth_stage(10, 20, pnl=True)),
-    "pnl30": ("synthetic PNL grid (Table 2), p = 30, 20 reps per n", synth_stage(30, 20, pnl=True)),
-    "pnl50": ("synthetic PNL grid (Table 2), p = 50, 20 reps per n", synth_stage(50, 20, pnl=True)),
 }
 
 
+def _recorded(run_job):
+    "`run_job` that also stores, in each result, the job's CPU seconds, the commit and the fingerprint of the code it ran."
+    commit, code = package_commit(), code_fingerprint(CODE_FILES)
+    def run(job):
+        t = time.process_time()
+        rows = run_job(job)
+        cpu = time.process_time() - t
+        for r in rows: r.update(job_cpu_s=cpu, commit=commit, code=code)
+        return rows
+    return run
+
+
 def run_stage(name, n_jobs):
+    "Run (or resume) one stage, each result recorded with its code, and log the run with the machine it ran on."
     CACHE.mkdir(parents=True, exist_ok=True)
-    t0 = time.time()
+    t0, started = time.time(), time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
     print(f"== stage {name}: {STAGES[name][0]}", flush=True)
-    STAGES[name][1](n_jobs)
+    global CODE_FILES
+    CODE_FILES = code_files()
+    plain = runner.run_job
+    runner.run_job = _recorded(plain)          # the runner calls its module's run_job: each result gains its provenance
+    try: STAGES[name][1](n_jobs)
+    finally: runner.run_job = plain
     t1 = time.time()
     with open(RUNLOG, "a") as f:
-        f.write(json.dumps(dict(stage=name, start=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t0)),
-                                wall_s=round(t1 - t0, 1), n_jobs=n_jobs, host_cpus=os.cpu_count())) + "\n")
+        f.write(json.dumps(dict(stage=name, started=started, wall_s=round(t1 - t0, 1), n_jobs=n_jobs,
+                                commit=package_commit(), code=code_fingerprint(CODE_FILES), code_files=CODE_FILES, version=grci_lit.__version__,
+                                machine=machine())) + "\n")
     print(f"== stage {name} finished in {t1 - t0:.0f} s", flush=True)
 
 
-# ---------------------------------------------------------------- statistics
+# ---------------------------------------------------------------- stored results, provenance, check
+RUNS = RESULTS / "runs"       # one row per (data set, method, variant): what --check re-fits and compares
+TABLES = {  # table -> (what it is, its stages, the runner's kind, pnl)
+    "hnm": ("Table 1: the HNM grid", ("hnm10", "hnm30", "hnm50"), "synth", False),
+    "pnl": ("Table 2: the PNL grid", ("pnl10", "pnl30", "pnl50"), "synth", True),
+    "real": ("PBC and Pima bootstraps", ("real",), "real", None),
+    "tuebingen": ("Tübingen pairs", ("tuebingen",), None, None),
+    "pbc_seed": ("PBC without resampling, GRCI's seed varied", ("pbc_seed",), None, None),
+}
+EXTERNAL = {  # tables written by other tools, each folder with its own provenance.json
+    "zoo": ("the zoo of generators (chapter Beyond the paper)", RESULTS / "beyond_the_paper" / "zoo"),
+    "real_bootstraps": ("PBC and Pima bootstraps of chapter Beyond the paper", RESULTS / "beyond_the_paper" / "real_bootstraps"),
+}
+RUN_COLUMNS = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant", "method", "rbo", "mse", "seconds",
+               "job_cpu_s", "patients", "commit", "code"]
+CHECK_TOL = 0.005   # largest |re-fit - stored| accepted for an RBO, and for an MSE relative to max(1, |stored|)
 
 
+def _stage_jobs(table):
+    "The job specs of a table's stages (what its stored results must be)."
+    _, stages, kind, pnl = TABLES[table]
+    if kind == "synth": return [j for st in stages for j in synth_jobs(int(st[3:]), pnl)]
+    if kind == "real": return real_jobs()
+    return []
 
 
+def write_runs()->dict:
+    "results/runs/<table>.csv from the cache: the stored number of every (data set, method, variant), with its code."
+    RUNS.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for table in ("hnm", "pnl", "real"):
+        df = runner.load_results(_stage_jobs(table), CACHE)
+        if df.empty: continue
+        df["variant"] = df["variant"].fillna("paper") if "variant" in df else "paper"
+        df = df.reindex(columns=RUN_COLUMNS)
+        keys = [c for c in ("p", "n", "seed", "dataset", "bootstrap", "variant", "method") if df[c].notna().any()]
+        df = df.dropna(axis=1, how="all").sort_values(keys)
+        df.to_csv(RUNS / f"{table}.csv", index=False, float_format="%.10g")
+        out[table] = df
+    return out
 
 
+def code_files_at(commit, files)->dict:
+    "The `file_hash` of each package file (relative path) as it was at `commit`, from git ('' when absent there)."
+    import hashlib
+    out = {}
+    for f in files:
+        r = subprocess.run(["git", "show", f"{commit}:grci_lit/{f}"], cwd=ROOT, capture_output=True)
+        out[f] = hashlib.sha256(r.stdout).hexdigest()[:16] if r.returncode == 0 else ""
+    return out
 
 
+def _variant_settings():
+    from grci_lit.scale import fit_settings
+    return {v: fit_settings({"variant": v}) for v in VARIANTS_RUN}
 
 
+def write_provenance(runs:dict)->dict:
+    "results/provenance.json: for every table, the code (commit, package version, each file's hash), settings, dates, machine, CPU time."
+    log = [json.loads(l) for l in RUNLOG.read_text().splitlines()] if RUNLOG.exists() else []
+    path = RESULTS / "provenance.json"
+    old = json.loads(path.read_text())["tables"] if path.exists() else {}
+    tables = {}
+    for table, (what, stages, kind, _) in TABLES.items():
+        entries = [e for e in log if e["stage"] in stages and "code_files" in e]
+        if not entries:
+            if table in old: tables[table] = old[table]      # kept from the run that wrote it
+            continue
+        df = runs.get(table)
+        codes = list(dict.fromkeys(df["code"].dropna())) if df is not None and "code" in df else [entries[-1]["code"]]
+        runs_ = []
+        for code in codes:                                  # one run per version of the code that wrote results
+            e = [x for x in entries if x["code"] == code] or entries
+            runs_.append(dict(commit=e[-1]["commit"], version=e[-1]["version"], code=code, code_files=e[-1]["code_files"],
+                              machine=e[-1]["machine"], n_jobs=e[-1]["n_jobs"]))
+        if df is not None and "job_cpu_s" in df:   # one job per data set and variant: its CPU seconds are on each of its rows
+            job = [c for c in ("p", "n", "seed", "dataset", "bootstrap", "variant") if c in df]
+            cpu, cpu_is = float(df.groupby(job)["job_cpu_s"].first().sum()), "sum of each job's CPU seconds"
+        else:
+            cpu, cpu_is = float(sum(e["wall_s"] * e["n_jobs"] for e in entries)), "wall seconds x workers (an upper bound)"
+        tables[table] = dict(what=what, stages=list(stages), runs=runs_, settings=_variant_settings() if kind else None,
+                             first=min(e["started"] for e in entries), last=max(e["started"] for e in entries),
+                             results=None if df is None else int(len(df)), cpu_seconds=cpu, cpu_seconds_is=cpu_is)
+    for table, (what, folder) in EXTERNAL.items():
+        prov = json.loads((folder / "provenance.json").read_text()) if (folder / "provenance.json").exists() else []
+        if not prov: continue
+        files = sorted(code_files(("grci_lit.beyond", "grci_lit.bench.runner")))
+        runs_ = []
+        for commit in dict.fromkeys(r["commit"] for r in prov):
+            cf = code_files_at(commit.replace("+modified", ""), files)
+            if not any(r["code_files"] == cf for r in runs_):
+                runs_.append(dict(commit=commit, version=next(r["version"] for r in prov if r["commit"] == commit),
+                                  code=code_fingerprint(cf), code_files=cf, machine=prov[-1]["machine"]))
+        secs = 0.0
+        for f in folder.rglob("*.json"):
+            if f.name == "provenance.json": continue
+            d = json.loads(f.read_text())
+            vals = d.values() if isinstance(d, dict) else d
+            secs += sum(v.get("seconds", 0) or 0 for v in vals if isinstance(v, dict))
+        tables[table] = dict(what=what, folder=str(folder.relative_to(ROOT)), runs=runs_,
+                             first=min(r["started"] for r in prov), last=max(r["started"] for r in prov),
+                             cpu_seconds=secs, cpu_seconds_is="sum of the fits' seconds (one thread each)")
+    prov = dict(written=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tables=tables)
+    path.write_text(json.dumps(prov, indent=1) + "\n")
+    return prov
 
 
+def _job_of(row)->dict:
+    "The runner's job spec that produced a stored row (its methods are filled in by the caller)."
+    v = {} if row["variant"] == "paper" else {"variant": row["variant"]}
+    if row["kind"] == "synth":
+        return dict(kind="synth", p=int(row["p"]), n=int(row["n"]), seed=int(row["seed"]), n_truth=50_000,
+                    pnl=bool(row["pnl"]), reference=[], methods=[], **v)
+    return dict(kind="real", dataset=row["dataset"], bootstrap=int(row["bootstrap"]), seed=int(row["seed"]),
+                reference=[], methods=[], **v)
 
 
-
-
-# ---------------------------------------------------------------- figures
-
-
-
-
-
-
-
-
+def check(n:int, seed:int=0)->int:
+    "Re-fit `n` stored data sets drawn at random (seeded); print stored beside re-fit; 1 when one differs by more than CHECK_TOL."
+    from grci_lit.bench.report import stale_files
+    frames = [pd.read_csv(f) for f in sorted(RUNS.glob("*.csv"))]
+    if not frames: print(f"no stored results in {RUNS}; run the stages first"); return 1
+    runs = pd.concat(frames, ignore_index=True)
+    for c in ("dataset", "p", "n", "bootstrap", "pnl"):
+        if c not in runs: runs[c] = np.nan
+    key = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant"]
+    groups = list(runs.groupby(key, dropna=False, sort=True))
+    pick = np.random.default_rng(seed).choice(len(groups), size=min(n, len(groups)), replace=False)
+    prov = json.loads((RESULTS / "provenance.json").read_text())["tables"]
+    changed = sorted({f for t in ("hnm", "pnl", "real") if t in prov for r in prov[t]["runs"] for f in stale_files(r["code_files"])})
+    print(f"checking {len(pick)} of {len(groups)} stored data sets (seed {seed}); tolerance {CHECK_TOL} on RBO and MSE"
+          + (f"; the code has changed since the tables were written: {', '.join(changed)}" if changed else ""))
+    failed = 0
+    for g in pick:
+        _, stored = groups[g]
+        job = _job_of(stored.iloc[0]); job["methods"] = [m for m in runner.METHODS if m in set(stored["method"])]
+        t = time.time()
+        new = {r["method"]: r for r in runner.run_job(job)}
+        what = ", ".join(f"{k} {job[k]}" for k in ("kind", "p", "n", "seed", "pnl", "dataset", "bootstrap") if k in job)
+        print(f"  {what}, variant {stored['variant'].iloc[0]} ({time.time() - t:.0f} s):")
+        for _, r in stored.iterrows():
+            for metric in ("rbo", "mse"):
+                if metric not in r or pd.isna(r[metric]): continue
+                got, want = float(new[r["method"]][metric]), float(r[metric])
+                tol = CHECK_TOL * (max(1.0, abs(want)) if metric == "mse" else 1.0)
+                ok = bool(np.isfinite(got) and abs(got - want) <= tol)
+                failed += not ok
+                print(f"    {r['method']:>6} {metric}: stored {want:.6f}, re-fit {got:.6f}, |diff| {abs(got - want):.1e} {'ok' if ok else 'DIFFERS'}")
+    print("check passed" if not failed else f"check FAILED: {failed} number(s) differ by more than their tolerance")
+    return int(failed > 0)
 
 
 # ---------------------------------------------------------------- report
-
-
-
-
-
-
 def report(page=True):
     "Write the report's tables and figures into results/ from the cache; with `page`, refresh the stored outputs of its page."
     from grci_lit.bench.report import write_results
     parts = write_results(CACHE, RESULTS)
     print(f"wrote the tables and figures of {', '.join(k for k, v in parts.items() if v) or 'nothing (empty cache)'} into {RESULTS}/")
+    prov = write_provenance(write_runs())
+    write_readme(prov)
+    print(f"wrote {RUNS}/, {RESULTS / 'provenance.json'} and {RESULTS / 'README.md'}")
     if not page: return
     subprocess.run(["nbdev-test", str(ROOT / "nbs" / "bench" / "06_report.ipynb"), "--save"], cwd=ROOT, check=True)
     subprocess.run(["nbdev-clean"], cwd=ROOT, check=True)
@@ -183,15 +322,20 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--budget", type=float, default=None, help="minutes; no new stage starts after this")
     ap.add_argument("--report", action="store_true", help="only rebuild the report")
+    ap.add_argument("--no-report", action="store_true", help="run the stages, leave the tables and the report page as they are")
+    ap.add_argument("--check", type=int, default=None, metavar="N",
+                    help=f"re-fit N stored data sets drawn at random; exit 1 when a number differs from its store by more than {CHECK_TOL}")
+    ap.add_argument("--check-seed", type=int, default=0, help="the seed of --check's draw")
     a = ap.parse_args()
+    if a.check is not None: sys.exit(check(a.check, a.check_seed))
     t0 = time.time()
     if not a.report:
         for s in a.stages:
             if a.budget is not None and time.time() - t0 > 60 * a.budget:
                 print(f"budget reached; not starting {s}"); break
             run_stage(s, a.n_jobs)
-            report(page=False)
-    report()
+            if not a.no_report: report(page=False)
+    if not a.no_report: report()
 
 
 if __name__ == "__main__":
