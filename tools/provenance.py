@@ -7,6 +7,7 @@ import datetime, hashlib, json, os, platform, subprocess, sys
 from pathlib import Path
 
 import grci_lit
+from grci_lit.bench.report import file_hash
 from grci_lit.scale import package_commit
 
 
@@ -16,7 +17,7 @@ NOT_NUMERIC = ("bench/paper.py",)
 
 
 def code_files(modules=MEASURING, root=None)->dict:
-    "The package's source files that importing `modules` loads (relative path -> SHA-256, 16 hex digits), read under `root`."
+    "The package's source files that importing `modules` loads (relative path -> `file_hash`), read under `root`."
     pkg = Path(grci_lit.__file__).resolve().parent
     out = subprocess.run([sys.executable, "-c", "import sys, importlib\n"
                           f"for m in {list(modules)!r}: importlib.import_module(m)\n"
@@ -24,7 +25,7 @@ def code_files(modules=MEASURING, root=None)->dict:
                          capture_output=True, text=True, check=True, cwd=pkg.parent)
     rel = [str(Path(f).resolve().relative_to(pkg)) for f in out.stdout.split() if f]
     root = Path(root or pkg)
-    return {f: hashlib.sha256((root / f).read_bytes()).hexdigest()[:16] for f in sorted(rel) if f not in NOT_NUMERIC}
+    return {f: file_hash(root / f) for f in sorted(rel) if f not in NOT_NUMERIC}
 
 
 def code_fingerprint(files:dict=None)->str:

@@ -8,9 +8,10 @@ Docs: https://grci-lit.github.io/grci_lit/bench/report.html.md"""
 __all__ = ['DPI', 'PAPER_ALGORITHM', 'DEFAULT', 'fmt_ci', 'load_cached', 'complete_datasets', 'cell_table', 'paired_table',
            'fmt_diff', 'headline_table', 'seconds_table', 'fig_rbo_by_n', 'fig_paired', 'fig_real_sorted',
            'fig_tuebingen', 'fig_pbc_spread', 'write_synth', 'write_real', 'write_tuebingen', 'write_results',
-           'file_hash', 'stale_files', 'provenance_table']
+           'source_hash', 'file_hash', 'stale_files', 'provenance_table']
 
 # %% ../../nbs/bench/06_report.ipynb #70f58221
+import ast
 import hashlib
 import json
 from pathlib import Path
@@ -341,9 +342,21 @@ def write_results(
             "real": write_real(cache, out), "tuebingen": write_tuebingen(cache, out)}
 
 # %% ../../nbs/bench/06_report.ipynb #b3339d2c
+def source_hash(
+    text:str, # Python source
+)->str: # 16 hex digits
+    "SHA-256 of Python source as the interpreter reads it: comments, layout, docstrings and nbdev's cell markers do not count."
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+
 def file_hash(path)->str:
-    "SHA-256 of a file's bytes, 16 hex digits: how provenance names the code a table's fits ran."
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    "`source_hash` of a file: how provenance names the code a table's fits ran."
+    return source_hash(Path(path).read_text())
 
 def _package()->Path:
     import grci_lit
