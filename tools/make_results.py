@@ -158,9 +158,10 @@ TABLES = {  # table -> (what it is, its stages, the runner's kind, pnl)
     "tuebingen": ("Tübingen pairs", ("tuebingen",), None, None),
     "pbc_seed": ("PBC without resampling, GRCI's seed varied", ("pbc_seed",), None, None),
 }
-EXTERNAL = {  # tables written by other tools, each folder with its own provenance.json
-    "zoo": ("the zoo of generators (chapter Beyond the paper)", RESULTS / "beyond_the_paper" / "zoo"),
-    "real_bootstraps": ("PBC and Pima bootstraps of chapter Beyond the paper", RESULTS / "beyond_the_paper" / "real_bootstraps"),
+EXTERNAL = {  # tables written by other tools, each folder with its own provenance.json: (what, folder, the modules its tool imports)
+    "zoo": ("the zoo of generators (chapter Beyond the paper)", RESULTS / "beyond_the_paper" / "zoo", ("grci_lit.beyond",)),
+    "real_bootstraps": ("PBC and Pima bootstraps of chapter Beyond the paper", RESULTS / "beyond_the_paper" / "real_bootstraps",
+                        ("grci_lit.bench.runner",)),
 }
 RUN_COLUMNS = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant", "method", "rbo", "mse", "seconds",
                "job_cpu_s", "patients", "commit", "code"]
@@ -234,10 +235,10 @@ def write_provenance(runs:dict)->dict:
         tables[table] = dict(what=what, stages=list(stages), runs=runs_, settings=_variant_settings() if kind else None,
                              first=min(e["started"] for e in entries), last=max(e["started"] for e in entries),
                              results=None if df is None else int(len(df)), cpu_seconds=cpu, cpu_seconds_is=cpu_is)
-    for table, (what, folder) in EXTERNAL.items():
+    for table, (what, folder, modules) in EXTERNAL.items():
         prov = json.loads((folder / "provenance.json").read_text()) if (folder / "provenance.json").exists() else []
         if not prov: continue
-        files = sorted(code_files(("grci_lit.beyond", "grci_lit.bench.runner")))
+        files = sorted(code_files(modules))
         runs_ = []
         for commit in dict.fromkeys(r["commit"] for r in prov):
             cf = code_files_at(commit.replace("+modified", ""), files)
@@ -317,26 +318,12 @@ def _read(name, **kw):
     return pd.read_csv(path, **kw) if path.exists() else None
 
 
-def _zoo_tables():
-    "Per family (and pooled): the zoo's paired default - paper, from the stored zoo of chapter Beyond the paper."
-    from grci_lit.beyond import zoo_results, zoo_table
-    res = zoo_results(RESULTS / "beyond_the_paper" / "zoo", labels=["paper", "default"])
-    if res.empty: return None
-    fmt = lambda t: pd.DataFrame({"data sets": t["data_sets"], "paper's algorithm": t["paper"].map("{:.3f}".format),
-                                  "default": t["default"].map("{:.3f}".format),
-                                  "default - paper's algorithm": [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] {w}/{l}" for m, lo, hi, w, l in
-                                                                  zip(t["diff"], t["ci_low"], t["ci_high"], t["wins"], t["losses"])],
-                                  "seconds, default / paper's": t["seconds_ratio"].map("{:.2f}".format)})
-    fam = fmt(zoo_table(res, by=("family",)))
-    allf = fmt(zoo_table(res, by=())); allf.index = ["every family"]
-    return pd.concat([fam, allf]).rename_axis("family")
-
-
 def write_readme(prov:dict):
     "results/README.md: the page a reviewer reads first, every number read from the tables beside it."
-    from grci_lit.bench.report import provenance_table
+    from grci_lit.bench.report import provenance_table, zoo_headline
     hnm, pnl, real = _read("synth_headline.csv"), _read("pnl_headline.csv"), _read("real_headline.csv")
-    sec, pnl_sec, tue, zoo = _read("synth_grci_seconds.csv"), _read("pnl_grci_seconds.csv"), _read("tuebingen.csv"), _zoo_tables()
+    sec, pnl_sec, tue, zoo = _read("synth_grci_seconds.csv"), _read("pnl_grci_seconds.csv"), _read("tuebingen.csv"), zoo_headline(RESULTS / "beyond_the_paper" / "zoo")
+    if len(zoo): zoo.to_csv(RESULTS / "zoo_headline.csv", index=False)
     seeds = f"{REPORT_START}-{REPORT_START + SYNTH_REPS - 1}"
     parts = ["""# Results: grci_lit beside the paper
 
@@ -392,7 +379,7 @@ Weighted accuracy over the 97 pairs (seed 0), beside the paper's:
 
 {_md(t.rename_axis("method"))}
 """]
-    if zoo is not None:
+    if len(zoo):
         parts += [f"""## Beyond the paper: seven families of generators
 
 The default was chosen on tuning seeds of seven families of generators (the paper's HNM, post-nonlinear, denser
@@ -401,7 +388,7 @@ generator) and is reported on fresh seeds no choice saw: p in (10, 30, 50), n in
 per family and size. Per family (the per-size cells, the protocol, and DoWhy given the true graph as a yardstick
 are in the chapter Beyond the paper, `beyond_the_paper.html`):
 
-{_md(zoo)}
+{_md(zoo.set_index("family"))}
 """]
     parts += [f"""## Where the protocol differs from the paper's
 
@@ -428,7 +415,7 @@ those files differs from the package here (as of this page's writing; the docs p
 
 | file | what it holds |
 |---|---|
-| `synth_headline.csv`, `pnl_headline.csv`, `real_headline.csv` | the tables above |
+| `synth_headline.csv`, `pnl_headline.csv`, `real_headline.csv`, `zoo_headline.csv` | the tables above |
 | `synth_grci_seconds.csv`, `pnl_grci_seconds.csv` | GRCI's seconds per cell beside Table 1(c) and 2(c) |
 | `synth_rbo_cells.csv`, `rbo_by_n.png`, `pnl_rbo_cells.csv` | every method's mean RBO per cell beside the paper's Table 1(a) / 2(a) (the paper's variant; `GRCI` is the paper's algorithm) |
 | `synth_paired_pooled.csv`, `synth_paired_balanced.csv`, `synth_paired_cells.csv`, `paired_differences.png`, `pnl_paired_pooled.csv` | the paper's algorithm minus each baseline, paired by data set |

@@ -8,7 +8,7 @@ Docs: https://grci-lit.github.io/grci_lit/bench/report.html.md"""
 __all__ = ['DPI', 'PAPER_ALGORITHM', 'DEFAULT', 'fmt_ci', 'load_cached', 'complete_datasets', 'cell_table', 'paired_table',
            'fmt_diff', 'headline_table', 'seconds_table', 'fig_rbo_by_n', 'fig_paired', 'fig_real_sorted',
            'fig_tuebingen', 'fig_pbc_spread', 'write_synth', 'write_real', 'write_tuebingen', 'write_results',
-           'source_hash', 'file_hash', 'stale_files', 'provenance_table']
+           'zoo_headline', 'source_hash', 'file_hash', 'stale_files', 'provenance_table']
 
 # %% ../../nbs/bench/06_report.ipynb #70f58221
 import ast
@@ -341,6 +341,23 @@ def write_results(
     return {"synth": write_synth(cache, out), "pnl": write_synth(cache, out, pnl=True),
             "real": write_real(cache, out), "tuebingen": write_tuebingen(cache, out)}
 
+# %% ../../nbs/bench/06_report.ipynb #d5250bce
+def zoo_headline(
+    folder, # a zoo folder of chapter beyond_the_paper (`zoo_results` files)
+)->pd.DataFrame: # per family and pooled: data sets, each variant's mean RBO, default - paper's algorithm, seconds ratio
+    "The zoo of generators in the headline's words: the default against the paper's algorithm, per family and over all."
+    from grci_lit.beyond import zoo_results, zoo_table
+    res = zoo_results(folder, labels=["paper", "default"])
+    if res.empty: return pd.DataFrame()
+    def fmt(t): return pd.DataFrame({
+        "data sets": t["data_sets"], "paper's algorithm": t["paper"].map("{:.3f}".format), "default": t["default"].map("{:.3f}".format),
+        "default - paper's algorithm": [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] {w}/{l}" for m, lo, hi, w, l in
+                                        zip(t["diff"], t["ci_low"], t["ci_high"], t["wins"], t["losses"])],
+        "seconds, default / paper's": t["seconds_ratio"].map("{:.2f}".format)})
+    every = fmt(zoo_table(res, by=())); every.index = ["every family"]
+    return pd.concat([fmt(zoo_table(res, by=("family",))), every]).rename_axis("family").reset_index()
+
+
 # %% ../../nbs/bench/06_report.ipynb #b3339d2c
 def source_hash(
     text:str, # Python source
@@ -382,7 +399,7 @@ def provenance_table(
         status = ("stale: " + ", ".join(changed) + " changed since" if changed else "current") + (" (mixed code)" if mixed else "")
         m = t["runs"][-1]["machine"]
         rows.append({"table": name, "commit": ", ".join(sorted({r["commit"][:12] for r in t["runs"]})),
-                     "dates": " to ".join(sorted({t["first"][:10], t["last"][:10]})), "results": t.get("results"),
+                     "dates": " to ".join(sorted({t["first"][:10], t["last"][:10]})), "results": "" if t.get("results") is None else str(t["results"]),
                      "CPU hours": round(t["cpu_seconds"] / 3600, 2) if t.get("cpu_seconds") is not None else np.nan,
                      "machine": f"{m.get('cpu')}, {m.get('blas_threads')} BLAS thread(s), kernel {m.get('blas_kernel')}",
                      "status": status})
