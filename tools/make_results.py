@@ -269,18 +269,19 @@ def _job_of(row)->dict:
                 reference=[], methods=[], **v)
 
 
-def check(n:int, seed:int=0)->int:
+def check(n:int, seed:int=0, runs_dir=RUNS)->int:
     "Re-fit `n` stored data sets drawn at random (seeded); print stored beside re-fit; 1 when one differs by more than CHECK_TOL."
     from grci_lit.bench.report import stale_files
-    frames = [pd.read_csv(f) for f in sorted(RUNS.glob("*.csv"))]
-    if not frames: print(f"no stored results in {RUNS}; run the stages first"); return 1
+    frames = [pd.read_csv(f) for f in sorted(Path(runs_dir).glob("*.csv"))]
+    if not frames: print(f"no stored results in {runs_dir}; run the stages first"); return 1
     runs = pd.concat(frames, ignore_index=True)
     for c in ("dataset", "p", "n", "bootstrap", "pnl"):
         if c not in runs: runs[c] = np.nan
     key = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant"]
     groups = list(runs.groupby(key, dropna=False, sort=True))
     pick = np.random.default_rng(seed).choice(len(groups), size=min(n, len(groups)), replace=False)
-    prov = json.loads((RESULTS / "provenance.json").read_text())["tables"]
+    path = RESULTS / "provenance.json"
+    prov = json.loads(path.read_text())["tables"] if path.exists() else {}
     changed = sorted({f for t in ("hnm", "pnl", "real") if t in prov for r in prov[t]["runs"] for f in stale_files(r["code_files"])})
     print(f"checking {len(pick)} of {len(groups)} stored data sets (seed {seed}); tolerance {CHECK_TOL} on RBO and MSE"
           + (f"; the code has changed since the tables were written: {', '.join(changed)}" if changed else ""))

@@ -1,0 +1,67 @@
+"""The stored results: every table has its provenance, and `tools/make_results.py --check` re-fits stored data sets
+and fails when a stored number no longer follows from the code."""
+import json, re, subprocess, sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+sys.path.insert(0, str(ROOT / "tools"))
+
+
+@pytest.fixture(scope="module")
+def make_results():
+    import make_results
+    return make_results
+
+
+def test_every_stored_table_names_its_code_machine_and_cost(make_results):
+    prov = json.loads((RESULTS / "provenance.json").read_text())["tables"]
+    assert set(make_results.TABLES) <= set(prov), f"tables without provenance: {set(make_results.TABLES) - set(prov)}"
+    for name, t in prov.items():
+        assert t["runs"], name
+        for run in t["runs"]:
+            assert re.fullmatch(r"[0-9a-f]{40}(\+modified)?", run["commit"]), (name, run["commit"])
+            assert run["code_files"] and all(re.fullmatch(r"[0-9a-f]{16}|", h) for h in run["code_files"].values()), name
+            assert {"cpu", "blas_threads", "blas_kernel"} <= set(run["machine"]), name
+        assert t["cpu_seconds"] > 0 and t["first"] <= t["last"], name
+    for name in ("hnm", "pnl", "real"):
+        assert set(prov[name]["settings"]) == {"paper", "default"}, name
+        assert prov[name]["settings"]["paper"]["ci_test"] == "mars" and prov[name]["settings"]["default"]["ci_test"] == "spline"
+
+
+def test_every_stored_number_names_a_commit_of_its_table(make_results):
+    prov = json.loads((RESULTS / "provenance.json").read_text())["tables"]
+    for name in ("hnm", "pnl", "real"):
+        runs = pd.read_csv(RESULTS / "runs" / f"{name}.csv")
+        assert set(runs["commit"]) <= {r["commit"] for r in prov[name]["runs"]}, name
+        assert set(runs["variant"]) == {"paper", "default"}, name
+        per_data_set = runs.groupby([c for c in ("p", "n", "seed", "dataset", "bootstrap") if c in runs])["variant"].nunique()
+        assert (per_data_set == 2).all(), f"{name}: a data set without both variants"
+
+
+def _one_data_set(tmp_path, shift=0.0):
+    "A runs folder holding one stored small data set (p = 10, n = 500, the paper's variant), GRCI's RBO moved by `shift`."
+    runs = pd.read_csv(RESULTS / "runs" / "hnm.csv")
+    one = runs[(runs.p == 10) & (runs.n == 500) & (runs.seed == runs.seed.min()) & (runs.variant == "paper")].copy()
+    one.loc[one.method == "grci", "rbo"] += shift
+    one.to_csv(tmp_path / "hnm.csv", index=False)
+    return tmp_path
+
+
+def test_check_passes_on_a_stored_data_set_and_fails_when_a_number_moved(make_results, tmp_path, capsys):
+    (tmp_path / "same").mkdir()
+    assert make_results.check(1, runs_dir=_one_data_set(tmp_path / "same")) == 0
+    out = capsys.readouterr().out
+    assert "check passed" in out and "DIFFERS" not in out
+    (tmp_path / "moved").mkdir()
+    assert make_results.check(1, runs_dir=_one_data_set(tmp_path / "moved", shift=2 * make_results.CHECK_TOL)) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"grci rbo: .* DIFFERS", out) and "check FAILED: 1 number(s)" in out
+
+
+def test_check_says_when_nothing_is_stored(make_results, tmp_path, capsys):
+    assert make_results.check(2, runs_dir=tmp_path) == 1
+    assert "no stored results" in capsys.readouterr().out
