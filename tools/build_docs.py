@@ -215,6 +215,7 @@ def _results_page(root, out):
     for f in (root / 'results').glob('*.png'): shutil.copy2(f, out / 'results' / f.name)
     md = src.read_text()
     md = re.sub(r'\]\((?!https?://|#)([^)\s]+\.(?:png|svg|jpg))\)', r'](results/\1)', md)
+    md = re.sub(r'\[([^\]]+)\]\((?!https?://|#)([^)\s]+\.md)\)', r'`results/\2`', md)   # a file of the repository, not a page
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(md)])
     title = next((l.lstrip('# ').strip() for l in md.splitlines() if l.startswith('# ')), 'Results')
     return nb, title

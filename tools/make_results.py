@@ -1,15 +1,18 @@
 #!/usr/bin/env python
-"""Run (or resume) the paper's experiments into results/cache/, then rebuild the tables and figures of results/ and
-the report page (nbs/bench/06_report.ipynb, whose stored outputs the docs show).
+"""Run (or resume) the paper's experiments into results/cache/, then rebuild the tables and figures of results/,
+results/README.md and the report page (nbs/bench/06_report.ipynb, whose stored outputs the docs show).
 
     python tools/make_results.py                    # run every stage still missing, then rebuild the report
-    python tools/make_results.py --stages synth10 real
-    python tools/make_results.py --report           # rebuild tables, figures and the report page, run nothing
+    python tools/make_results.py --stages hnm10 real
+    python tools/make_results.py --report           # rebuild tables, figures, README and the report page, run nothing
     python tools/make_results.py --budget 60        # stop starting new stages after 60 minutes
+    python tools/make_results.py --check 2          # re-fit 2 stored data sets drawn at random; exit 1 if a number moved
 
-Each (data set, method) result is a JSON file under results/cache/ (the runner of grci_lit.bench.runner), so an
-interrupted run loses nothing; rerunning the same command continues where it stopped. results/cache/ is
-git-ignored: what is committed is results/*.csv, results/*.png and the report notebook's outputs.
+Each (data set, method) result is a JSON file under results/cache/ (the runner of grci_lit.bench.runner) that also
+names the commit that produced it and its CPU seconds, so an interrupted run loses nothing; rerunning the same command
+continues where it stopped. results/cache/ is git-ignored: what is committed is results/*.csv, results/*.png,
+results/runs/ (every stored number, what --check re-fits), results/provenance.json, results/README.md and the report
+notebook's outputs.
 """
 import argparse
 import json
@@ -36,7 +39,6 @@ from provenance import code_files, code_fingerprint, machine  # noqa: E402
 RESULTS = ROOT / "results"
 CACHE = RESULTS / "cache"
 RUNLOG = CACHE / "runlog.jsonl"
-CODE_FILES = None
 
 # ---------------------------------------------------------------- stages: (name, description, callable)
 SYNTH_NS = (500, 1000, 2000)
@@ -118,14 +120,13 @@ STAGES = {
 }
 
 
-def _recorded(run_job):
-    "`run_job` that also stores, in each result, the job's CPU seconds, the commit and the fingerprint of the code it ran."
-    commit, code = package_commit(), code_fingerprint(CODE_FILES)
+def _recorded(run_job, commit):
+    "`run_job` that also stores, in each result, the job's CPU seconds and the commit of the code it ran."
     def run(job):
         t = time.process_time()
         rows = run_job(job)
         cpu = time.process_time() - t
-        for r in rows: r.update(job_cpu_s=cpu, commit=commit, code=code)
+        for r in rows: r.update(job_cpu_s=cpu, commit=commit)
         return rows
     return run
 
@@ -135,16 +136,15 @@ def run_stage(name, n_jobs):
     CACHE.mkdir(parents=True, exist_ok=True)
     t0, started, commit = time.time(), time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()), package_commit()
     print(f"== stage {name}: {STAGES[name][0]}", flush=True)
-    global CODE_FILES
-    CODE_FILES = code_files()
+    files = code_files()                       # the package files the stage's fits import, hashed
     plain = runner.run_job
-    runner.run_job = _recorded(plain)          # the runner calls its module's run_job: each result gains its provenance
+    runner.run_job = _recorded(plain, commit)  # the runner calls its module's run_job: each result gains its provenance
     try: STAGES[name][1](n_jobs)
     finally: runner.run_job = plain
     t1 = time.time()
     with open(RUNLOG, "a") as f:
         f.write(json.dumps(dict(stage=name, started=started, wall_s=round(t1 - t0, 1), n_jobs=n_jobs,
-                                commit=commit, code=code_fingerprint(CODE_FILES), code_files=CODE_FILES, version=grci_lit.__version__,
+                                commit=commit, code=code_fingerprint(files), code_files=files, version=grci_lit.__version__,
                                 machine=machine())) + "\n")
     print(f"== stage {name} finished in {t1 - t0:.0f} s", flush=True)
 
@@ -164,7 +164,7 @@ EXTERNAL = {  # tables written by other tools, each folder with its own provenan
                         ("grci_lit.bench.runner",)),
 }
 RUN_COLUMNS = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant", "method", "rbo", "mse", "seconds",
-               "job_cpu_s", "patients", "commit", "code"]
+               "job_cpu_s", "patients", "commit"]
 CHECK_TOL = 0.005   # largest |re-fit - stored| accepted for an RBO, and for an MSE relative to max(1, |stored|)
 
 
@@ -269,38 +269,64 @@ def _job_of(row)->dict:
                 reference=[], methods=[], **v)
 
 
-def check(n:int, seed:int=0, runs_dir=RUNS)->int:
+ZOO = RESULTS / "beyond_the_paper" / "zoo"
+ZOO_CHECKED = ("paper", "default")   # the zoo's labels the tables read
+
+
+def _check_zoo(path)->list:
+    "Re-fit one stored zoo data set (the paper's algorithm and the default, as stored): [(label, stored, re-fit)]."
+    from grci_lit.beyond import zoo_seed
+    stored = json.loads(Path(path).read_text())
+    family, p, n, seed = Path(path).stem.rsplit("_", 3)
+    variants = {k: (stored[k]["settings"]["variant"] if set(stored[k]["settings"]) == {"variant"} else stored[k]["settings"])
+                for k in ZOO_CHECKED if k in stored}
+    new = zoo_seed(family, int(p[1:]), int(n[1:]), int(seed[1:]), variants=variants)
+    return [(f"{k} rbo", stored[k]["rbo"], new[k]["rbo"]) for k in variants]
+
+
+def _check_runs(stored)->list:
+    "Re-fit one stored data set of the runner's tables: [(method metric, stored, re-fit)]."
+    job = _job_of(stored.iloc[0]); job["methods"] = [m for m in runner.METHODS if m in set(stored["method"])]
+    new = {r["method"]: r for r in runner.run_job(job)}
+    return [(f"{r['method']} {metric}", float(r[metric]), float(new[r["method"]][metric]))
+            for _, r in stored.iterrows() for metric in ("rbo", "mse") if metric in r and not pd.isna(r[metric])]
+
+
+def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
     "Re-fit `n` stored data sets drawn at random (seeded); print stored beside re-fit; 1 when one differs by more than CHECK_TOL."
     from grci_lit.bench.report import stale_files
     frames = [pd.read_csv(f) for f in sorted(Path(runs_dir).glob("*.csv"))]
-    if not frames: print(f"no stored results in {runs_dir}; run the stages first"); return 1
-    runs = pd.concat(frames, ignore_index=True)
-    for c in ("dataset", "p", "n", "bootstrap", "pnl"):
-        if c not in runs: runs[c] = np.nan
-    key = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant"]
-    groups = list(runs.groupby(key, dropna=False, sort=True))
-    pick = np.random.default_rng(seed).choice(len(groups), size=min(n, len(groups)), replace=False)
+    items = []                                            # (description, zero-argument re-fit)
+    if frames:
+        runs = pd.concat(frames, ignore_index=True)
+        for c in ("dataset", "p", "n", "bootstrap", "pnl"):
+            if c not in runs: runs[c] = np.nan
+        key = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant"]
+        for _, stored in runs.groupby(key, dropna=False, sort=True):
+            r = stored.iloc[0]
+            what = (f"Table {'2 (PNL)' if r['pnl'] else '1 (HNM)'}, p {int(r['p'])}, n {int(r['n'])}, seed {int(r['seed'])}"
+                    if r["kind"] == "synth" else f"{r['dataset']}, bootstrap {int(r['bootstrap'])}") + f", variant {r['variant']}"
+            items.append((what, lambda stored=stored: _check_runs(stored)))
+    if zoo_dir is not None and Path(zoo_dir).exists():
+        items += [(f"zoo {f.stem}", lambda f=f: _check_zoo(f)) for f in sorted(Path(zoo_dir).glob("*_p*_n*_s*.json"))]
+    if not items: print(f"no stored results in {runs_dir}" + (f" or {zoo_dir}" if zoo_dir else "") + "; run the stages first"); return 1
+    pick = np.random.default_rng(seed).choice(len(items), size=min(n, len(items)), replace=False)
     path = RESULTS / "provenance.json"
     prov = json.loads(path.read_text())["tables"] if path.exists() else {}
-    changed = sorted({f for t in ("hnm", "pnl", "real") if t in prov for r in prov[t]["runs"] for f in stale_files(r["code_files"])})
-    print(f"checking {len(pick)} of {len(groups)} stored data sets (seed {seed}); tolerance {CHECK_TOL} on RBO and MSE"
-          + (f"; the code has changed since the tables were written: {', '.join(changed)}" if changed else ""))
+    changed = sorted({f for t in prov.values() for r in t["runs"] for f in stale_files(r["code_files"])})
+    print(f"checking {len(pick)} of {len(items)} stored data sets (seed {seed}); tolerance {CHECK_TOL} on RBO, and on MSE "
+          f"relative to max(1, |MSE|)" + (f"; code changed since some tables were written: {', '.join(changed)}" if changed else ""))
     failed = 0
-    for g in pick:
-        _, stored = groups[g]
-        job = _job_of(stored.iloc[0]); job["methods"] = [m for m in runner.METHODS if m in set(stored["method"])]
+    for i in pick:
+        what, refit = items[i]
         t = time.time()
-        new = {r["method"]: r for r in runner.run_job(job)}
-        what = ", ".join(f"{k} {job[k]}" for k in ("kind", "p", "n", "seed", "pnl", "dataset", "bootstrap") if k in job)
-        print(f"  {what}, variant {stored['variant'].iloc[0]} ({time.time() - t:.0f} s):")
-        for _, r in stored.iterrows():
-            for metric in ("rbo", "mse"):
-                if metric not in r or pd.isna(r[metric]): continue
-                got, want = float(new[r["method"]][metric]), float(r[metric])
-                tol = CHECK_TOL * (max(1.0, abs(want)) if metric == "mse" else 1.0)
-                ok = bool(np.isfinite(got) and abs(got - want) <= tol)
-                failed += not ok
-                print(f"    {r['method']:>6} {metric}: stored {want:.6f}, re-fit {got:.6f}, |diff| {abs(got - want):.1e} {'ok' if ok else 'DIFFERS'}")
+        rows = refit()
+        print(f"  {what} ({time.time() - t:.0f} s):")
+        for name, want, got in rows:
+            tol = CHECK_TOL * (max(1.0, abs(want)) if name.endswith("mse") else 1.0)
+            ok = bool(np.isfinite(got) and abs(got - want) <= tol)
+            failed += not ok
+            print(f"    {name:>10}: stored {want:.6f}, re-fit {got:.6f}, |diff| {abs(got - want):.1e} {'ok' if ok else 'DIFFERS'}")
     print("check passed" if not failed else f"check FAILED: {failed} number(s) differ by more than their tolerance")
     return int(failed > 0)
 

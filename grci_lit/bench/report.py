@@ -387,10 +387,15 @@ def stale_files(
     root = Path(root or _package())
     return sorted(f for f, h in code_files.items() if not (root / f).exists() or file_hash(root / f) != h)
 
+def _duration(s)->str:
+    "Seconds as a reader counts them: '16 s', '9.1 min', '5.2 h'."
+    if s is None or not np.isfinite(s): return ""
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min" if s < 7200 else f"{s / 3600:.1f} h"
+
 def provenance_table(
     prov:dict, # results/provenance.json: {"tables": {name: record}}
     root=None, # the package folder to compare with (default: this package)
-)->pd.DataFrame: # per table: commit, dates, results, CPU hours, machine, and whether its code has changed since
+)->pd.DataFrame: # per table: commit, dates, results, CPU time, machine, and whether its code has changed since
     "The provenance of each stored table, with a table marked stale when the package's code its fits ran has changed."
     rows = []
     for name, t in prov["tables"].items():
@@ -400,7 +405,7 @@ def provenance_table(
         m = t["runs"][-1]["machine"]
         rows.append({"table": name, "commit": ", ".join(sorted({r["commit"][:12] for r in t["runs"]})),
                      "dates": " to ".join(sorted({t["first"][:10], t["last"][:10]})), "results": "" if t.get("results") is None else str(t["results"]),
-                     "CPU hours": round(t["cpu_seconds"] / 3600, 2) if t.get("cpu_seconds") is not None else np.nan,
+                     "CPU time": _duration(t.get("cpu_seconds")),
                      "machine": f"{m.get('cpu')}, {m.get('blas_threads')} BLAS thread(s), kernel {m.get('blas_kernel')}",
                      "status": status})
     return pd.DataFrame(rows)
