@@ -53,15 +53,24 @@ def _one_data_set(tmp_path, shift=0.0):
 
 def test_check_passes_on_a_stored_data_set_and_fails_when_a_number_moved(make_results, tmp_path, capsys):
     (tmp_path / "same").mkdir()
-    assert make_results.check(1, runs_dir=_one_data_set(tmp_path / "same")) == 0
+    assert make_results.check(1, runs_dir=_one_data_set(tmp_path / "same"), zoo_dir=None) == 0
     out = capsys.readouterr().out
     assert "check passed" in out and "DIFFERS" not in out
     (tmp_path / "moved").mkdir()
-    assert make_results.check(1, runs_dir=_one_data_set(tmp_path / "moved", shift=2 * make_results.CHECK_TOL)) == 1
+    assert make_results.check(1, runs_dir=_one_data_set(tmp_path / "moved", shift=2 * make_results.CHECK_TOL), zoo_dir=None) == 1
     out = capsys.readouterr().out
-    assert re.search(r"grci rbo: .* DIFFERS", out) and "check FAILED: 1 number(s)" in out
+    assert re.search(r"grci rbo: stored .* DIFFERS", out) and "check FAILED: 1 number(s)" in out
+
+
+def test_check_refits_a_stored_zoo_data_set(make_results, tmp_path, capsys):
+    "The zoo of chapter Beyond the paper is checked too: its smallest data set, the paper's algorithm and the default."
+    src = make_results.ZOO / "hnm_p10_n1000_s100.json"
+    (tmp_path / src.name).write_text(src.read_text())
+    assert make_results.check(1, runs_dir=tmp_path / "none", zoo_dir=tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "zoo hnm_p10_n1000_s100" in out and out.count(" ok") == 2
 
 
 def test_check_says_when_nothing_is_stored(make_results, tmp_path, capsys):
-    assert make_results.check(2, runs_dir=tmp_path) == 1
+    assert make_results.check(2, runs_dir=tmp_path, zoo_dir=None) == 1
     assert "no stored results" in capsys.readouterr().out

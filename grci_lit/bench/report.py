@@ -300,7 +300,7 @@ def write_real(
     paired = [paired_table(main, ["dataset", "bootstrap"], by=["dataset"])]    # GRCI minus each baseline
     paired += [paired_table(main, ["dataset", "bootstrap"], against=["GRCI"], by=["dataset"], first=v) for v in variants]   # a variant minus the paper's GRCI
     res = {"rbo": pd.DataFrame(rows), "paired": pd.concat(paired, ignore_index=True)}
-    if DEFAULT in variants: res["headline"] = headline_table(main, ["dataset"], "bootstrap")
+    if DEFAULT in variants: res["headline"] = headline_table(main, ["dataset"], "bootstrap").rename(columns={"data sets": "bootstraps"})
     fig_real_sorted(main, out / "real_sorted.png")
     pbc = real[(real.dataset == "pbc") & real.method.isin(["grci", "rci"])]
     spread = [_spread_row(f"bootstraps, master seed {s}", g.pivot_table(index="bootstrap", columns="label", values="rbo").dropna())
