@@ -231,15 +231,15 @@ def fig_tuebingen(tue, path=None):
     fig.tight_layout(); return _save(fig, path)
 
 def fig_pbc_spread(boot, full, path=None):
-    "Histograms of GRCI's modified RBO on PBC: over bootstraps (master seed 0) and over method seeds (full sample)."
+    "Histograms of the modified RBO on PBC of GRCI (each variant there) and RCI: over bootstraps (master seed 0) and over method seeds (full sample)."
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(8, 2.8), sharex=True)
     bins = np.linspace(0, 1, 26)
     for ax, data, title in ((axes[0], boot, "100 bootstraps (master seed 0)"),
                             (axes[1], full, "full sample, method seeds")):
         if data is None or data.empty: ax.set_visible(False); continue
-        for lab, col in (("GRCI", "C0"), ("RCI", "C1")):
-            ax.hist(data[lab].dropna(), bins=bins, alpha=0.6, color=col, label=lab)
+        for lab, col in (("GRCI", "C0"), (DEFAULT, "black"), ("RCI", "C1")):
+            if lab in data: ax.hist(data[lab].dropna(), bins=bins, alpha=0.5, color=col, label=lab)
         ax.set_title(f"PBC: {title}", fontsize=9); ax.set_xlabel("modified RBO")
     axes[0].set_ylabel("count"); axes[0].legend(fontsize=7)
     fig.tight_layout(); return _save(fig, path)
@@ -303,14 +303,18 @@ def write_real(
     if DEFAULT in variants: res["headline"] = headline_table(main, ["dataset"], "bootstrap").rename(columns={"data sets": "bootstraps"})
     fig_real_sorted(main, out / "real_sorted.png")
     pbc = real[(real.dataset == "pbc") & real.method.isin(["grci", "rci"])]
-    spread = [_spread_row(f"bootstraps, master seed {s}", g.pivot_table(index="bootstrap", columns="label", values="rbo").dropna())
-              for s, g in pbc.groupby("seed")]
+    spread = []
+    for s, g in pbc.groupby("seed"):
+        w = g.pivot_table(index="bootstrap", columns="label", values="rbo").dropna()
+        spread.append(_spread_row(f"bootstraps, master seed {s}, the paper's algorithm", w))
+        if DEFAULT in w: spread.append(_spread_row(f"bootstraps, master seed {s}, the default", w, grci=DEFAULT))
     seeds = [json.loads(p.read_text()) for p in sorted((Path(cache) / "pbc_seed").glob("*.json"))]
     full = pd.DataFrame([r for rows in seeds for r in rows])
     if len(full):
         full.to_csv(out / "pbc_seed_spread.csv", index=False)
-        w = full.pivot_table(index="seed", columns="method", values="rbo").rename(columns={"grci": "GRCI", "rci": "RCI"})
-        spread.append(_spread_row("full sample, method seed varies", w))
+        w = full.pivot_table(index="seed", columns="method", values="rbo").rename(columns={"grci": "GRCI", "grci_default": DEFAULT, "rci": "RCI"})
+        spread.append(_spread_row("full sample, method seed varies, the paper's algorithm", w))
+        if DEFAULT in w: spread.append(_spread_row("full sample, method seed varies, the default", w, grci=DEFAULT))
         boot = pbc[pbc.seed == 0].pivot_table(index="bootstrap", columns="label", values="rbo").dropna()
         fig_pbc_spread(boot, w, out / "pbc_spread.png")
     res["pbc_spread"] = pd.DataFrame(spread)
