@@ -239,7 +239,7 @@ def fig_pbc_spread(boot, full, path=None):
                             (axes[1], full, "full sample, method seeds")):
         if data is None or data.empty: ax.set_visible(False); continue
         for lab, col in (("GRCI", "C0"), (DEFAULT, "black"), ("RCI", "C1")):
-            if lab in data: ax.hist(data[lab].dropna(), bins=bins, alpha=0.5, color=col, label=lab)
+            if lab in data: ax.hist(data[lab].dropna(), bins=bins, histtype="step", lw=1.6, color=col, label=lab)
         ax.set_title(f"PBC: {title}", fontsize=9); ax.set_xlabel("modified RBO")
     axes[0].set_ylabel("count"); axes[0].legend(fontsize=7)
     fig.tight_layout(); return _save(fig, path)
