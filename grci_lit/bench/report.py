@@ -57,7 +57,7 @@ def load_cached(
     return df
 
 def _variant_labels(df)->list:
-    "The labels of GRCI's variants other than the paper's in a `load_cached` frame, e.g. 'GRCI (stable)'."
+    "The labels of GRCI's variants other than the paper's in a `load_cached` frame, e.g. 'GRCI (default)'."
     return sorted(lab for lab in df["label"].unique() if lab not in _labels())
 
 def complete_datasets(df, keys):
