@@ -295,10 +295,10 @@ def _check_runs(stored)->list:
 
 
 def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
-    "Re-fit `n` stored data sets drawn at random (seeded); print stored beside re-fit; 1 when one differs by more than CHECK_TOL."
+    "Re-fit `n` stored data sets drawn at random (seeded, each table as likely); print stored beside re-fit; 1 when one differs by more than CHECK_TOL."
     from grci_lit.bench.report import stale_files
     frames = [pd.read_csv(f) for f in sorted(Path(runs_dir).glob("*.csv"))]
-    items = []                                            # (description, zero-argument re-fit)
+    items = []                                            # (description, table, zero-argument re-fit)
     if frames:
         runs = pd.concat(frames, ignore_index=True)
         for c in ("dataset", "p", "n", "bootstrap", "pnl"):
@@ -308,11 +308,14 @@ def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
             r = stored.iloc[0]
             what = (f"Table {'2 (PNL)' if r['pnl'] else '1 (HNM)'}, p {int(r['p'])}, n {int(r['n'])}, seed {int(r['seed'])}"
                     if r["kind"] == "synth" else f"{r['dataset']}, bootstrap {int(r['bootstrap'])}") + f", variant {r['variant']}"
-            items.append((what, lambda stored=stored: _check_runs(stored)))
+            table = ("pnl" if r["pnl"] == True else "hnm") if r["kind"] == "synth" else "real"   # noqa: E712 (numpy or object bools)
+            items.append((what, table, lambda stored=stored: _check_runs(stored)))
     if zoo_dir is not None and Path(zoo_dir).exists():
-        items += [(f"zoo {f.stem}", lambda f=f: _check_zoo(f)) for f in sorted(Path(zoo_dir).glob("*_p*_n*_s*.json"))]
+        items += [(f"zoo {f.stem}", "zoo", lambda f=f: _check_zoo(f)) for f in sorted(Path(zoo_dir).glob("*_p*_n*_s*.json"))]
     if not items: print(f"no stored results in {runs_dir}" + (f" or {zoo_dir}" if zoo_dir else "") + "; run the stages first"); return 1
-    pick = np.random.default_rng(seed).choice(len(items), size=min(n, len(items)), replace=False)
+    size = pd.Series([t for _, t, _ in items]).value_counts()
+    weight = np.array([1.0 / size[t] for _, t, _ in items]); weight /= weight.sum()   # every table as likely as another
+    pick = np.random.default_rng(seed).choice(len(items), size=min(n, len(items)), replace=False, p=weight)
     path = RESULTS / "provenance.json"
     prov = json.loads(path.read_text())["tables"] if path.exists() else {}
     changed = sorted({f for t in prov.values() for r in t["runs"] for f in stale_files(r["code_files"])})
@@ -320,7 +323,7 @@ def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
           f"relative to max(1, |MSE|)" + (f"; code changed since some tables were written: {', '.join(changed)}" if changed else ""))
     failed = 0
     for i in pick:
-        what, refit = items[i]
+        what, _, refit = items[i]
         t = time.time()
         rows = refit()
         print(f"  {what} ({time.time() - t:.0f} s):")
