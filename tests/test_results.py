@@ -74,3 +74,20 @@ def test_check_refits_a_stored_zoo_data_set(make_results, tmp_path, capsys):
 def test_check_says_when_nothing_is_stored(make_results, tmp_path, capsys):
     assert make_results.check(2, runs_dir=tmp_path, zoo_dir=None) == 1
     assert "no stored results" in capsys.readouterr().out
+
+
+def test_the_pages_mark_stale_tables_as_the_code_is_now():
+    """results/README.md and the report page's stored output say, for every table, what `provenance_table` says of the
+    code here: a change to the code its fits ran must be followed by `python tools/make_results.py --report`, which
+    marks the table stale on both (no re-fit needed), or by a rerun of its stages."""
+    from grci_lit.bench.report import provenance_table
+    now = provenance_table(json.loads((RESULTS / "provenance.json").read_text())).set_index("table")["status"]
+    rows = [l.split("|")[1:-1] for l in (RESULTS / "README.md").read_text().splitlines() if l.startswith("| ")]
+    readme = {r[0].strip(): r[-1].strip() for r in rows if len(r) == 7 and r[0].strip() in now.index}
+    assert readme == now.to_dict(), "results/README.md is out of date: run python tools/make_results.py --report"
+    nb = json.loads((ROOT / "nbs" / "bench" / "06_report.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if "provenance_table(prov)" in "".join(c["source"]))
+    shown = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in cell["outputs"])
+    for table, status in now.items():
+        assert re.search(rf"^{table}\s.*{re.escape(status)}\s*$", shown, re.M), \
+            f"the report page shows an old status for {table} (now: {status}): run python tools/make_results.py --report"

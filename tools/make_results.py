@@ -440,7 +440,8 @@ are in the chapter Beyond the paper, `beyond_the_paper.html`):
 
 `provenance.json` names, for each table, the commit (40 hex digits), the package version, the variants' settings, the
 dates, the machine, the CPU time and the hash of every package file its fits ran. A table is **stale** when one of
-those files differs from the package here (as of this page's writing; the docs page and `--check` recompute it):
+those files differs from the package here. The test suite fails when a status below no longer matches the code, until
+`python tools/make_results.py --report` rewrites this page and the report page (no re-fit needed):
 
 {_md(pt, 2)}
 """, """## Files
