@@ -34,7 +34,7 @@ import grci_lit  # noqa: E402
 from grci_lit.bench import pairs, runner  # noqa: E402
 from grci_lit.scale import package_commit  # noqa: E402
 sys.path.insert(0, str(ROOT / "tools"))
-from provenance import code_files, code_fingerprint, machine  # noqa: E402
+from provenance import code_files, code_files_at, code_fingerprint, machine  # noqa: E402
 
 RESULTS = ROOT / "results"
 CACHE = RESULTS / "cache"
@@ -194,16 +194,6 @@ def write_runs()->dict:
     return out
 
 
-def code_files_at(commit, files)->dict:
-    "The `file_hash` of each package file (relative path) as it was at `commit`, from git ('' when absent there)."
-    from grci_lit.bench.report import source_hash
-    out = {}
-    for f in files:
-        r = subprocess.run(["git", "show", f"{commit}:grci_lit/{f}"], cwd=ROOT, capture_output=True, text=True)
-        out[f] = source_hash(r.stdout) if r.returncode == 0 else ""
-    return out
-
-
 def _variant_settings():
     from grci_lit.scale import fit_settings
     return {v: fit_settings({"variant": v}) for v in VARIANTS_RUN}
@@ -226,7 +216,7 @@ def write_provenance(runs:dict)->dict:
         for commit in commits:                              # one run per commit that wrote results
             e = [x for x in entries if x["commit"] == commit] or entries
             files = e[-1]["code_files"]                     # as hashed when it ran; from git when the commit is clean
-            if not commit.endswith("+modified") and commit != "unknown": files = code_files_at(commit, sorted(files))
+            if not commit.endswith("+modified") and commit != "unknown": files = code_files_at(commit, sorted(files), ROOT)
             runs_.append(dict(commit=commit, version=e[-1]["version"], code=code_fingerprint(files), code_files=files,
                               machine=e[-1]["machine"], n_jobs=e[-1]["n_jobs"]))
         if df is not None and "job_cpu_s" in df:   # one job per data set and variant: its CPU seconds are on each of its rows
@@ -243,7 +233,7 @@ def write_provenance(runs:dict)->dict:
         files = sorted(code_files(modules))
         runs_ = []
         for commit in dict.fromkeys(r["commit"] for r in prov):
-            cf = code_files_at(commit.replace("+modified", ""), files)
+            cf = code_files_at(commit.replace("+modified", ""), files, ROOT)
             if not any(r["code_files"] == cf for r in runs_):
                 runs_.append(dict(commit=commit, version=next(r["version"] for r in prov if r["commit"] == commit),
                                   code=code_fingerprint(cf), code_files=cf, machine=prov[-1]["machine"]))
@@ -261,14 +251,14 @@ def write_provenance(runs:dict)->dict:
     return prov
 
 
-def _job_of(row)->dict:
-    "The runner's job spec that produced a stored row (its methods are filled in by the caller)."
-    v = {} if row["variant"] == "paper" else {"variant": row["variant"]}
+def _job_of(row, methods)->dict:
+    "The runner's job spec that produced a stored row, built by the runner's own `synth_jobs` / `real_jobs`."
     if row["kind"] == "synth":
-        return dict(kind="synth", p=int(row["p"]), n=int(row["n"]), seed=int(row["seed"]), n_truth=50_000,
-                    pnl=bool(row["pnl"]), reference=[], methods=[], **v)
-    return dict(kind="real", dataset=row["dataset"], bootstrap=int(row["bootstrap"]), seed=int(row["seed"]),
-                reference=[], methods=[], **v)
+        jobs = runner.synth_jobs((int(row["p"]),), (int(row["n"]),), 1, methods, pnl=bool(row["pnl"]), start=int(row["seed"]),
+                                 variant=row["variant"])
+    else:
+        jobs = runner.real_jobs((row["dataset"],), 1, methods, seed=int(row["seed"]), start=int(row["bootstrap"]), variant=row["variant"])
+    return jobs[0]
 
 
 ZOO = RESULTS / "beyond_the_paper" / "zoo"
@@ -288,7 +278,7 @@ def _check_zoo(path)->list:
 
 def _check_runs(stored)->list:
     "Re-fit one stored data set of the runner's tables: [(method metric, stored, re-fit)]."
-    job = _job_of(stored.iloc[0]); job["methods"] = [m for m in runner.METHODS if m in set(stored["method"])]
+    job = _job_of(stored.iloc[0], sorted(set(stored["method"])))
     new = {r["method"]: r for r in runner.run_job(job)}
     return [(f"{r['method']} {metric}", float(r[metric]), float(new[r["method"]][metric]))
             for _, r in stored.iterrows() for metric in ("rbo", "mse") if metric in r and not pd.isna(r[metric])]
@@ -352,10 +342,10 @@ def _read(name, **kw):
 
 def write_readme(prov:dict):
     "results/README.md: the page a reviewer reads first, every number read from the tables beside it."
-    from grci_lit.bench.report import provenance_table, zoo_headline
+    from grci_lit.beyond import REPORT_SEEDS, ZOO_SIZES
+    from grci_lit.bench.report import provenance_table
     hnm, pnl, real = _read("synth_headline.csv"), _read("pnl_headline.csv"), _read("real_headline.csv")
-    sec, pnl_sec, tue, zoo = _read("synth_grci_seconds.csv"), _read("pnl_grci_seconds.csv"), _read("tuebingen.csv"), zoo_headline(RESULTS / "beyond_the_paper" / "zoo")
-    if len(zoo): zoo.to_csv(RESULTS / "zoo_headline.csv", index=False)
+    sec, pnl_sec, tue, zoo = _read("synth_grci_seconds.csv"), _read("pnl_grci_seconds.csv"), _read("tuebingen.csv"), _read("zoo_headline.csv", dtype=str)
     seeds = f"{REPORT_START}-{REPORT_START + SYNTH_REPS - 1}"
     parts = ["""# Results: grci_lit beside the paper
 
@@ -407,16 +397,17 @@ each (the paper prints these only as a figure):
         t.index = [{"grci": "GRCI, the paper's pairwise test", "grci_stable": "GRCI, the default's pairwise test"}.get(i, i) for i in t.index]
         parts += [f"""## Tübingen cause-effect pairs (Section 5.1.2)
 
-Weighted accuracy over the 97 pairs (seed 0), beside the paper's:
+Weighted accuracy over the {int(tue["pairs"].max())} pairs (seed 0), beside the paper's:
 
 {_md(t.rename_axis("method"))}
 """]
-    if len(zoo):
+    if zoo is not None:
+        ps, ns = sorted({p for p, _ in ZOO_SIZES}), sorted({n for _, n in ZOO_SIZES})
         parts += [f"""## Beyond the paper: seven families of generators
 
 The default was chosen on tuning seeds of seven families of generators (the paper's HNM, post-nonlinear, denser
 graphs, other noise laws, other mean and scale functions, non-monotone links to D, and the mechanisms of cdt's
-generator) and is reported on fresh seeds no choice saw: p in (10, 30, 50), n in (1 000, 2 000), 20 data sets
+generator) and is reported on fresh seeds no choice saw: p in {tuple(ps)}, n in {tuple(ns)}, {len(REPORT_SEEDS)} data sets
 per family and size. Per family (the per-size cells, the protocol, and DoWhy given the true graph as a yardstick
 are in the chapter Beyond the paper, `beyond_the_paper.html`):
 
@@ -478,6 +469,9 @@ def report(page=True):
     from grci_lit.bench.report import write_results
     parts = write_results(CACHE, RESULTS)
     print(f"wrote the tables and figures of {', '.join(k for k, v in parts.items() if v) or 'nothing (empty cache)'} into {RESULTS}/")
+    from grci_lit.bench.report import zoo_headline
+    zoo = zoo_headline(RESULTS / "beyond_the_paper" / "zoo")
+    if len(zoo): zoo.to_csv(RESULTS / "zoo_headline.csv", index=False)
     prov = write_provenance(write_runs())
     write_readme(prov)
     print(f"wrote {RUNS}/, {RESULTS / 'provenance.json'} and {RESULTS / 'README.md'}")

@@ -1,4 +1,5 @@
-"""One helper for the measurement tools: append this run to `provenance.json` in the folder it writes.
+"""Provenance for the measurement tools: which code (commit, and the hash of each package file a run imports, here or at
+a commit), which machine; and `record_run`, which appends a run to `provenance.json` in the folder it writes.
 
     from provenance import record_run     # tools/ is on sys.path when a tool runs as `python tools/<name>.py`
     record_run(out, dowhy=dowhy.__version__)
@@ -7,7 +8,7 @@ import datetime, hashlib, json, os, platform, subprocess, sys
 from pathlib import Path
 
 import grci_lit
-from grci_lit.bench.report import file_hash
+from grci_lit.bench.report import file_hash, source_hash
 from grci_lit.scale import package_commit
 
 
@@ -26,6 +27,15 @@ def code_files(modules=MEASURING, root=None)->dict:
     rel = [str(Path(f).resolve().relative_to(pkg)) for f in out.stdout.split() if f]
     root = Path(root or pkg)
     return {f: file_hash(root / f) for f in sorted(rel) if f not in NOT_NUMERIC}
+
+
+def code_files_at(commit, files, repo)->dict:
+    "The `file_hash` of each package file (relative path) as it was at `commit` of the git repository `repo` ('' when absent there)."
+    out = {}
+    for f in files:
+        r = subprocess.run(["git", "show", f"{commit}:grci_lit/{f}"], cwd=repo, capture_output=True, text=True)
+        out[f] = source_hash(r.stdout) if r.returncode == 0 else ""
+    return out
 
 
 def code_fingerprint(files:dict=None)->str:

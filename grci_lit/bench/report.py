@@ -12,6 +12,7 @@ __all__ = ['DPI', 'PAPER_ALGORITHM', 'DEFAULT', 'fmt_ci', 'load_cached', 'comple
 
 # %% ../../nbs/bench/06_report.ipynb #70f58221
 import ast
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -103,20 +104,24 @@ def paired_table(df, keys, against=None, by=None, first="GRCI"):
 # %% ../../nbs/bench/06_report.ipynb #4b3ce25f
 PAPER_ALGORITHM, DEFAULT = "GRCI", "GRCI (default)"   # the labels of GRCI's two variants in a `load_cached` frame
 
+def _diff_text(m, low, high, wins, losses)->str:
+    "'+0.034 [+0.028, +0.040] 58/40' (no interval when it is undefined)."
+    ci = "" if np.isnan(low) else f" [{low:+.3f}, {high:+.3f}]"
+    return f"{m:+.3f}{ci} {int(wins)}/{int(losses)}"
+
 def fmt_diff(d)->str:
     "A paired difference as '+0.034 [+0.028, +0.040] 58/40': mean, 95 % t-interval, wins/losses."
     d = pd.Series(d, dtype=float).dropna()
     m, h, k = t_ci(d)
-    if not k: return ""
-    ci = "" if np.isnan(h) else f" [{m - h:+.3f}, {m + h:+.3f}]"
-    return f"{m:+.3f}{ci} {int((d > 0).sum())}/{int((d < 0).sum())}"
+    return _diff_text(m, m - h, m + h, (d > 0).sum(), (d < 0).sum()) if k else ""
 
 def headline_table(
     df:pd.DataFrame, # `load_cached` rows of one table (both variants and the baselines, on the same data sets)
     keys:list, # the cell's columns, e.g. ["p", "n"] or ["dataset"]
     unit:str, # the column naming a data set within a cell: "seed" or "bootstrap"
     published=None, # the paper's published GRCI value per cell: a Series indexed by `keys` (None: no column)
-)->pd.DataFrame: # per cell and pooled: published, paper's algorithm, default, best baseline, default - paper, default - best baseline
+    pooled:bool=True, # add a row "all" pooling every data set (a grid's cells; not two different data sets)
+)->pd.DataFrame: # per cell (and pooled): published, paper's algorithm, default, best baseline, default - paper, default - best baseline
     "One row per cell: the paper's published GRCI, its algorithm here, the default here, the best baseline here, paired differences."
     wide = df.pivot_table(index=keys + [unit], columns="label", values="rbo")
     base = [b for b in _baselines() if b in wide]
@@ -126,16 +131,13 @@ def headline_table(
         cell = cell if isinstance(cell, tuple) else (cell,)
         best = max(base, key=lambda b: w[b].mean())   # chosen on the same data: the comparison favours the baseline
         pooled_best.append(w[DEFAULT] - w[best])
-        pub = np.nan
-        if published is not None:
-            k = cell if len(cell) > 1 else cell[0]
-            pub = published.get(k, np.nan) if hasattr(published, "get") else np.nan
+        pub = np.nan if published is None else published.get(cell if len(cell) > 1 else cell[0], np.nan)
         rows.append({**dict(zip(keys, cell)), "data sets": len(w), "paper (published)": pub,
                      "paper's algorithm": fmt_ci(*t_ci(w[PAPER_ALGORITHM])[:2]), "default": fmt_ci(*t_ci(w[DEFAULT])[:2]),
                      "best baseline": f"{best} {fmt_ci(*t_ci(w[best])[:2])}",
                      "default - paper's algorithm": fmt_diff(w[DEFAULT] - w[PAPER_ALGORITHM]),
                      "default - best baseline": fmt_diff(w[DEFAULT] - w[best])})
-    if len(rows) > 1:
+    if pooled and len(rows) > 1:
         rows.append({**{k: "all" for k in keys}, "data sets": len(wide), "paper (published)": np.nan,
                      "paper's algorithm": fmt_ci(*t_ci(wide[PAPER_ALGORITHM])[:2]), "default": fmt_ci(*t_ci(wide[DEFAULT])[:2]),
                      "best baseline": "each cell's",
@@ -300,7 +302,7 @@ def write_real(
     paired = [paired_table(main, ["dataset", "bootstrap"], by=["dataset"])]    # GRCI minus each baseline
     paired += [paired_table(main, ["dataset", "bootstrap"], against=["GRCI"], by=["dataset"], first=v) for v in variants]   # a variant minus the paper's GRCI
     res = {"rbo": pd.DataFrame(rows), "paired": pd.concat(paired, ignore_index=True)}
-    if DEFAULT in variants: res["headline"] = headline_table(main, ["dataset"], "bootstrap").rename(columns={"data sets": "bootstraps"})
+    if DEFAULT in variants: res["headline"] = headline_table(main, ["dataset"], "bootstrap", pooled=False).rename(columns={"data sets": "bootstraps"})
     fig_real_sorted(main, out / "real_sorted.png")
     pbc = real[(real.dataset == "pbc") & real.method.isin(["grci", "rci"])]
     spread = []
@@ -355,8 +357,7 @@ def zoo_headline(
     if res.empty: return pd.DataFrame()
     def fmt(t): return pd.DataFrame({
         "data sets": t["data_sets"], "paper's algorithm": t["paper"].map("{:.3f}".format), "default": t["default"].map("{:.3f}".format),
-        "default - paper's algorithm": [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] {w}/{l}" for m, lo, hi, w, l in
-                                        zip(t["diff"], t["ci_low"], t["ci_high"], t["wins"], t["losses"])],
+        "default - paper's algorithm": [_diff_text(*r) for r in zip(t["diff"], t["ci_low"], t["ci_high"], t["wins"], t["losses"])],
         "seconds, default / paper's": t["seconds_ratio"].map("{:.2f}".format)})
     every = fmt(zoo_table(res, by=())); every.index = ["every family"]
     return pd.concat([fmt(zoo_table(res, by=("family",))), every]).rename_axis("family").reset_index()
@@ -377,7 +378,11 @@ def source_hash(
 
 def file_hash(path)->str:
     "`source_hash` of a file: how provenance names the code a table's fits ran."
-    return source_hash(Path(path).read_text())
+    st = Path(path).stat()
+    return _file_hash(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+
+@functools.lru_cache(maxsize=512)
+def _file_hash(path, mtime_ns, size): return source_hash(Path(path).read_text())   # parsed once per version of the file
 
 def _package()->Path:
     import grci_lit
