@@ -166,6 +166,7 @@ def extract_steps(
     n_jobs:int=1, # joblib workers for Find-Sink's candidate scores; any value gives the same result as 1
     client=None, # a dask.distributed Client: the candidate scores run on its cluster (then `n_jobs` is ignored)
     max_rows:int=None, # Find-Sink's MI scores on a seeded subsample of at most this many rows (None: every row, the paper); Partial-Out fits every row with the knot grid of max_rows rows
+    fit_rows:int=None, # above this many rows, the Partial-Out fits Find-Sink scores read a seeded subsample of fit_rows rows (the MI rows drawn within it) and each sink's error on every row comes from its model so fitted (None: every row)
 ): # generator of `ExtractStep`, sink first
     "Run Extract-Errors one sink at a time."
     A, cols, _ = _as_data(X)
@@ -181,13 +182,15 @@ def extract_steps(
     else: weights = [dirichlet_weights(p, m=200, seed=rng) for _ in range(n_draws)]
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer, got {n_jobs!r}")
-    cluster = None if client is None else (client, client.scatter([(A, weights)], broadcast=True, hash=False)[0])
-    rows = subsample_rows(n, max_rows, rng, k)                   # drawn after the weights: None (no draw) when n <= max_rows
+    fit = subsample_rows(n, fit_rows, rng, k)                    # None (no draw, every row) when n <= fit_rows: the fits below read A_fit
+    A_fit = A if fit is None else A[fit]
+    cluster = None if client is None else (client, client.scatter([(A_fit, weights)], broadcast=True, hash=False)[0])
+    rows = subsample_rows(len(A_fit), max_rows, rng, k)          # drawn after the weights: None (no draw) when n <= max_rows; within the fit rows
     scores, fits = np.full(p, -np.inf), {}
     remaining, update = list(range(p)), list(range(p))
     for step in range(p):
         cands = [i for i in update if S[i].any()]                # Find-Sink, lines 2-4: rescore U only
-        for i, (score, r, model) in zip(cands, _score_candidates(A, cands, S, weights, k, quirks, n_jobs, cluster, rows, additive)):
+        for i, (score, r, model) in zip(cands, _score_candidates(A_fit, cands, S, weights, k, quirks, n_jobs, cluster, rows, additive)):
             scores[i], fits[i] = score, (tuple(np.flatnonzero(S[i]).tolist()), r, model)
         if "stale_scores" not in quirks: scores[[i for i in update if not S[i].any()]] = -np.inf   # lost its last neighbour: taken next
         sink = find_sink(scores, remaining)
@@ -195,6 +198,7 @@ def extract_steps(
         if nb:                                                   # Extract-Errors, line 4: its residual given Ne(S)
             used, r, model = fits[sink]
             assert used == nb, "internal error: stale fit"       # any change of Ne(S) triggered a rescore
+            if fit is not None: r = model.transform(A[:, list(nb)], A[:, sink])   # fitted on the subsample: the error of every row
         else: r, model = A[:, sink].copy(), None
         shown = np.full(p, np.nan); shown[remaining] = scores[remaining]
         yield ExtractStep(step, sink, shown, nb, r, model)
@@ -254,12 +258,13 @@ def extract_errors(
     n_jobs:int=1, # joblib workers for Find-Sink's candidate scores (same result for any value)
     client=None, # a dask.distributed Client to score the candidates on (see `extract_steps`)
     max_rows:int=None, # Find-Sink's MI scores on at most this many seeded rows (None: every row, the paper); see `extract_steps`
+    fit_rows:int=None, # above this many rows, Find-Sink's Partial-Out fits on a seeded subsample of fit_rows rows (None: every row); see `extract_steps`
 )->tuple: # (errors n x p in X's column order, order sink first[, ErrorModel])
     "Extract-Errors (Algorithm 3): every error term of an HNM, given the data and a skeleton."
     A, cols, idx = _as_data(X)
     if isinstance(skeleton, pd.DataFrame) and cols is not None: _check_skeleton(skeleton, A.shape[1], cols)
     E = np.empty_like(A); order, nbs, models, margins = [], {}, {}, {}
-    for st in extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws, projection, n_jobs, client, max_rows):
+    for st in extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws, projection, n_jobs, client, max_rows, fit_rows):
         E[:, st.sink] = st.error
         order.append(st.sink); nbs[st.sink] = st.neighbours; models[st.sink] = st.model
         margins[st.sink] = sink_margin(st.scores, st.sink)

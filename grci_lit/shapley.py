@@ -137,6 +137,7 @@ def fit_classifier(
     n_jobs:int=1, # folds run in this many threads (xgboost itself always uses one)
     tree_method:str=None, # None: "hist", or "exact" under the squared_error quirk
     eta:float=0.3, # learning rate of every booster (the paper's code: 0.3)
+    cv_rows:int=None, # above this many rows the cross-validation reads a seeded subsample of cv_rows rows; the final model still learns from every row (None: every row)
 )->ShapleyModel: # the final model and its CV record
     "XGBoost model of `D` given `E`, tuned over depth and rounds by `n_folds`-fold CV as in the authors' code."
     quirks = resolve_reference(reference)
@@ -146,16 +147,21 @@ def fit_classifier(
     depths = tuple(int(x) for x in depths)
     if not depths or min(depths) < 1: raise ValueError(f"depths must be positive integers, got {depths}")
     if max_rounds < 1 or early_stopping < 1: raise ValueError("max_rounds and early_stopping must be >= 1")
+    if cv_rows is not None and (isinstance(cv_rows, bool) or not isinstance(cv_rows, (int, np.integer)) or cv_rows < n_folds):
+        raise ValueError(f"cv_rows must be None or an integer >= n_folds = {n_folds}, got {cv_rows!r}")
     rng = np.random.default_rng(seed)
-    folds = fold_labels(A.shape[0], n_folds, rng)
+    cv = slice(None)                                       # the rows the cross-validation reads
+    if cv_rows is not None and A.shape[0] > cv_rows: cv = np.sort(rng.choice(A.shape[0], int(cv_rows), replace=False))
+    A_cv, d_cv = A[cv], d[cv]
+    folds = fold_labels(A_cv.shape[0], n_folds, rng)
     xgb_seed = int(rng.integers(2**31 - 1))
     method = _tree_method(quirks, tree_method)
     if not 0 < eta <= 1: raise ValueError(f"eta must be in (0, 1], got {eta!r}")
     args = (depths, max_rounds, early_stopping, method, xgb_seed, eta)
-    if n_jobs == 1: parts = [_cv_fold(A, d, folds == k, *args) for k in range(n_folds)]
+    if n_jobs == 1: parts = [_cv_fold(A_cv, d_cv, folds == k, *args) for k in range(n_folds)]
     else:
         from joblib import Parallel, delayed
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_cv_fold)(A, d, folds == k, *args) for k in range(n_folds))
+        parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_cv_fold)(A_cv, d_cv, folds == k, *args) for k in range(n_folds))
     loss = np.sum(parts, axis=0)
     n_rounds, depth = choose_hyperparameters(loss, depths)
     objective = "reg:squarederror" if "squared_error" in quirks else "binary:logistic"
