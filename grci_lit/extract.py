@@ -143,6 +143,20 @@ def _score_candidates(A, cands, S, weights, k, quirks, n_jobs=1, cluster=None, r
 
 
 # %% ../nbs/04_extract_errors.ipynb #930ef205
+def _scatter_blocks(client, A, rows:int=1_000_000)->list:
+    "A's rows in blocks of at most `rows` (at least one per worker), each sent to a worker of the cluster: their futures."
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    bounds = np.linspace(0, len(A), max(workers, -(-len(A) // rows)) + 1).astype(int)
+    return client.scatter([A[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a])
+
+def _block_errors(block, model, nb, sink):
+    "On a worker: one block's errors of `sink` from its stored Partial-Out model."
+    return model.transform(block[:, list(nb)], block[:, sink])
+
+def _errors_on(client, blocks, model, nb, sink)->np.ndarray:
+    "Every row's error of `sink`, each block's computed on the worker that holds it, in row order."
+    return np.concatenate(client.gather([client.submit(_block_errors, b, model, nb, sink, pure=False) for b in blocks]))
+
 PROJECTIONS = ("dirichlet", "mean", "additive")  # how Partial-Out reaches several neighbours: random projections (the paper), their mean, or an additive spline
 
 @dataclass
@@ -184,6 +198,7 @@ def extract_steps(
         raise ValueError(f"n_jobs must be a non-zero integer, got {n_jobs!r}")
     fit = subsample_rows(n, fit_rows, rng, k)                    # None (no draw, every row) when n <= fit_rows: the fits below read A_fit
     A_fit = A if fit is None else A[fit]
+    blocks = None if client is None or fit is None else _scatter_blocks(client, A)   # every row, for the errors: on the cluster
     cluster = None if client is None else (client, client.scatter([(A_fit, weights)], broadcast=True, hash=False)[0])
     rows = subsample_rows(len(A_fit), max_rows, rng, k)          # drawn after the weights: None (no draw) when n <= max_rows; within the fit rows
     scores, fits = np.full(p, -np.inf), {}
@@ -198,7 +213,8 @@ def extract_steps(
         if nb:                                                   # Extract-Errors, line 4: its residual given Ne(S)
             used, r, model = fits[sink]
             assert used == nb, "internal error: stale fit"       # any change of Ne(S) triggered a rescore
-            if fit is not None: r = model.transform(A[:, list(nb)], A[:, sink])   # fitted on the subsample: the error of every row
+            if blocks is not None: r = _errors_on(client, blocks, model, nb, sink)   # fitted on the subsample: every row's error ...
+            elif fit is not None: r = model.transform(A[:, list(nb)], A[:, sink])    # ... on the cluster's workers, or here
         else: r, model = A[:, sink].copy(), None
         shown = np.full(p, np.nan); shown[remaining] = scores[remaining]
         yield ExtractStep(step, sink, shown, nb, r, model)

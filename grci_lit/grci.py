@@ -335,10 +335,10 @@ class AveragedShapleyModel:
         base = float(np.mean([b for _, b in parts]))
         return (values, base) if return_base else values
 
-def _shapley(model, E, return_base:bool=False):
-    "`shapley_values` of a `ShapleyModel` or an `AveragedShapleyModel`."
+def _shapley(model, E, return_base:bool=False, client=None):
+    "`shapley_values` of a `ShapleyModel` (on a Dask cluster when `client` is given) or an `AveragedShapleyModel`."
     if isinstance(model, AveragedShapleyModel): return model.shapley_values(E, return_base)
-    return shapley_values(model, E, return_base=return_base)
+    return shapley_values(model, E, return_base=return_base, client=client)
 
 # %% ../nbs/08_grci.ipynb #6519c389
 def _given_skeleton(
@@ -417,11 +417,11 @@ def _grci_fit(self:GRCI,
         timings["extract"] = time.perf_counter() - t; bar.update(); t = time.perf_counter()
         step(4, "Shapley model")
         if max_rows is not None and len(Z) > max_rows: shapley["n_folds"] = LARGE_N_FOLDS   # at this many rows 3 folds choose as well
-        if large: shapley.update(cv_rows=large)                     # the depth and rounds chosen on a subsample, the model fitted on every row
+        if large: shapley.update(cv_rows=large, client=client)      # the depth and rounds chosen on a subsample, the model fitted on every row (on the cluster, if any)
         fit_model = lambda s: fit_classifier(errors, d, seed=s, reference=quirks, n_jobs=self.n_jobs, **shapley)
         if shapley_fits == 1 or large: model = fit_model(seed_shapley)   # the paper: one model; above LARGE_N_ROWS rows, models on every row would differ only by their subsample's choice
         else: model = AveragedShapleyModel([fit_model(s) for s in seed_shapley.spawn(shapley_fits)])
-        shap, fit["base_value_"] = _shapley(model, errors, return_base=True)
+        shap, fit["base_value_"] = _shapley(model, errors, return_base=True, client=client if large else None)
         fit.update(model_=model, shap_=shap, rank_weights_=rank_weights(shap, rank_by),
                    rank_curves_=shapley_curves(shap, errors) if rank_by == "smoothed" else None)
         timings["shapley"] = time.perf_counter() - t; bar.update()
