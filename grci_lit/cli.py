@@ -36,7 +36,7 @@ from matplotlib.figure import Figure
 
 from . import __version__
 from .datasets import load_pbc, pbc_truth
-from .grci import (DEFAULT_VARIANT, GRCI, VARIANTS, SeedStability, _resolved_ci_test, _resolved_max_rows,
+from .grci import (DEFAULT_VARIANT, GRCI, LARGE_N_ROWS, VARIANTS, SeedStability, _resolved_ci_test, _resolved_max_rows,
                            _variant_settings, fit_seeds)
 
 # %% ../nbs/11_cli.ipynb #c26a0001
@@ -536,7 +536,8 @@ def _stability_figure(stability, fig):
     ax.set_yticks(ax.get_yticks(), [figure_text(t.get_text()) for t in ax.get_yticklabels()])
 
 # %% ../nbs/11_cli.ipynb #3a14e999
-def _write_results(folder, g, X, D, stability, *, top, plots, positive, all_patients, waterfalls, report, source, dropped, seconds)->list:
+def _write_results(folder, g, X, D, stability, *, top, plots, positive, all_patients, waterfalls, report, source, dropped, seconds,
+                   report_patients=REPORT_PATIENTS)->list:
     "Write every file of a run but run.json into `folder`, each through `output_file`; the names written."
     files = []
     def path(name): files.append(name); return output_file(folder, name)
@@ -574,7 +575,7 @@ def _write_results(folder, g, X, D, stability, *, top, plots, positive, all_pati
                                      (6, 0.4 * min(g.shap_.shape[1], 10) + 1.2))
     if report:
         html_text = report_html(g, X, D, shown, label, summary, images, stability, stability_png, source=source,
-                                dropped=dropped, seconds=seconds, figures=figures)
+                                dropped=dropped, seconds=seconds, figures=figures, max_patients=report_patients)
         path("report.html").write_text(html_text, encoding="utf-8")
     return files
 
@@ -590,6 +591,7 @@ def run_grci(
     all_patients:bool=False, # root_causes.csv and the report also list the patients without the disease
     waterfalls:int=30, # waterfalls in report.html: the diseased patients with the highest predicted risk
     report:bool=True, # write report.html
+    report_patients:int=REPORT_PATIENTS, # patients listed in report.html, the highest predicted risks first (root_causes.csv lists them all)
     source:str="", # where the data came from (the report's title)
     dropped:int=0, # rows dropped before the fit (said in the report)
     force:bool=False, # replace a non-empty `out` that is not a grci-lit run (a previous run is always replaced whole)
@@ -602,6 +604,8 @@ def run_grci(
     out = Path(out)
     if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:
         raise CLIError(f"--seeds must be an integer >= 1, got {seeds!r}")
+    if isinstance(report_patients, bool) or not isinstance(report_patients, (int, np.integer)) or report_patients < 1:
+        raise CLIError(f"--report-patients must be an integer >= 1, got {report_patients!r}")
     if not isinstance(D, pd.Series): D = pd.Series(np.asarray(D), index=X.index)
     if D.name is None: D = D.rename("D")
     check_names(X, D)
@@ -613,7 +617,7 @@ def run_grci(
     record = {"program": "grci-lit", "version": __version__, "command": command, "started": _now(),
               "inputs": [_file_record(f) for f in inputs],
               "settings": dict(top=top, plots=plots, seeds=seeds, positive=positive, all_patients=all_patients,
-                               waterfalls=waterfalls, report=report, skeleton_given=skeleton is not None, dropped=dropped, **grci_args)}
+                               waterfalls=waterfalls, report=report, report_patients=report_patients, skeleton_given=skeleton is not None, dropped=dropped, **grci_args)}
     target = out.resolve()
     folder, made = _staging_folder(out, target)                     # before the fit: an unwritable --out fails now
     try:
@@ -631,7 +635,8 @@ def run_grci(
         if progress: progress(f"fitted in {seconds:.1f} s; writing the tables, the model, the figures and the report")
         t = time.perf_counter()
         files = _write_results(folder, g, X, D, stability, top=top, plots=plots, positive=positive, all_patients=all_patients,
-                               waterfalls=waterfalls, report=report, source=source, dropped=dropped, seconds=seconds)
+                               waterfalls=waterfalls, report=report, source=source, dropped=dropped, seconds=seconds,
+                               report_patients=report_patients)
         record.update(finished=_now(), fit_seconds=round(seconds, 2), status="complete", files=files)
         output_file(folder, RUN_RECORD).write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
         _move_into_place(folder, target)
@@ -808,7 +813,7 @@ def build_parser()->argparse.ArgumentParser:
                        description="Fit GRCI on a CSV file (one row per patient, a header row, a diagnosis column: 0/1, "
                        "or two values with --positive naming the disease) and write Shapley values, root causes, errors, "
                        "skeleton, order, model, shap's figures and one self-contained report.html.")
-    r.add_argument("csv", help="input CSV file")
+    r.add_argument("csv", help="input CSV file (or Parquet: a name ending in .parquet or .pq, with pyarrow installed)")
     r.add_argument("--target", required=True, help="name of the diagnosis column (D): 0/1, or two values with --positive")
     r.add_argument("--positive", default=None, metavar="VALUE",
                    help="the value of --target that means disease, e.g. --positive malignant (needed unless it is 0/1)")
@@ -839,12 +844,16 @@ def build_parser()->argparse.ArgumentParser:
     r.add_argument("--n-jobs", type=int, default=1, help="parallel jobs (default 1)")
     r.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the skeleton's CI tests and Find-Sink's scores on a Dask cluster: its scheduler's address "
-                   "(tcp://host:8786), or 'local' for a cluster on this machine; needs dask[distributed]; same results")
+                   "(tcp://host:8786), or 'local' for a cluster on this machine; needs dask[distributed]; the same results "
+                   f"up to {LARGE_N_ROWS:,} rows; past them every row's errors, the Shapley model (xgboost.dask, with pyarrow) and its "
+                   "values are computed there too, the Shapley values within a small tolerance of one machine's")
     r.add_argument("--reference", action="store_true", help="behave like the authors' R code (all quirks)")
     r.add_argument("--top", type=int, default=3, help="root causes listed per patient (default 3)")
     r.add_argument("--plots", type=int, default=3,
                    help="patient waterfall PNGs: diseased patients spread from the highest to the lowest predicted risk (default 3)")
     r.add_argument("--waterfalls", type=int, default=30, help="patient waterfalls in report.html, highest risk first (default 30)")
+    r.add_argument("--report-patients", type=int, default=REPORT_PATIENTS, metavar="N",
+                   help=f"patients listed in report.html, highest predicted risk first (default {REPORT_PATIENTS}); root_causes.csv lists every one")
     r.add_argument("--all-patients", action="store_true",
                    help="root_causes.csv and the report also list patients without the disease (their 'root causes' "
                    "are the variables that raise their predicted risk)")
@@ -885,7 +894,7 @@ def command_run(args)->int:
              f"CI tests, at least {_duration(seconds)} here; Ctrl-C stops the run and writes nothing")
     g, st = run_grci(X, D, args.out, top=args.top, plots=args.plots, seeds=args.seeds, skeleton=skeleton,
                      positive=args.positive, all_patients=args.all_patients, waterfalls=args.waterfalls,
-                     report=not args.no_report, source=Path(args.csv).name, dropped=dropped, force=args.force,
+                     report=not args.no_report, report_patients=args.report_patients, source=Path(args.csv).name, dropped=dropped, force=args.force,
                      inputs=inputs, command=getattr(args, "command_line", None), verbose=not args.quiet,
                      progress=lambda message: _say(args.quiet, message), **settings)
     label = _label(D, args.positive)

@@ -200,11 +200,12 @@ STAGES = ["skeleton_s", "extract_s", "shapley_s", "seconds", "cpu_s"]  # the sta
 
 def scale_table(
     records, # records of `measure_scale` (list of dicts or DataFrame)
-)->pd.DataFrame: # per (label, p, n): median seconds per stage and in all, median peak MB, tests, recall, precision, fits, load
+)->pd.DataFrame: # per (label, p, n): median seconds per stage and in all, median peak MB (of the fit and, where recorded, of each stage), tests, recall, precision, fits, load
     "Medians per setting and point."
     df = pd.DataFrame(records)
     if df.empty: raise ValueError("no records to tabulate")
-    cols = [c for c in STAGES + ["peak_mb", "n_tests", "edges", "recall", "precision", "load"] if c in df]
+    cols = [c for c in STAGES + ["normalize_s", "peak_mb", *(f"{s}_mb" for s in ("normalize", "skeleton", "extract", "shapley")),
+                                 "n_tests", "edges", "recall", "precision", "load"] if c in df]
     out = df.groupby(["label", "p", "n"])[cols].median()
     out["fits"] = df.groupby(["label", "p", "n"]).size()
     return out

@@ -186,8 +186,9 @@ def fit_classifier(
     else:                                                  # every row, in blocks on the workers: xgboost's allreduce joins their histograms
         from xgboost import dask as dxgb
         both = dask_rows(client, np.c_[A, d])              # one scatter: rows and labels in the same blocks
-        booster = dxgb.train(client, params, dxgb.DaskDMatrix(client, both[:, :-1], both[:, -1]), num_boost_round=n_rounds,
-                             verbose_eval=False)["booster"]
+        with client.as_current():                          # xgboost.dask asks for the current client, which a fit's own Client is not by default
+            booster = dxgb.train(client, params, dxgb.DaskDMatrix(client, both[:, :-1], both[:, -1]), num_boost_round=n_rounds,
+                                 verbose_eval=False)["booster"]
     return ShapleyModel(booster, depth, n_rounds, loss, depths, objective, method, names, quirks, n_folds, eta)
 
 # %% ../nbs/07_shapley.ipynb #5315dac4
@@ -223,7 +224,7 @@ def shapley_values(
     if client is None: contrib = booster.predict(xgb.DMatrix(A, nthread=1), pred_contribs=True)
     else:
         from xgboost import dask as dxgb
-        contrib = dxgb.predict(client, booster, dask_rows(client, A), pred_contribs=True).compute()
+        with client.as_current(): contrib = dxgb.predict(client, booster, dask_rows(client, A), pred_contribs=True).compute()
     values, base = contrib[:, :-1].astype(np.float64), float(contrib[0, -1])
     if isinstance(E, pd.DataFrame): values = pd.DataFrame(values, index=E.index, columns=E.columns)
     return (values, base) if return_base else values
