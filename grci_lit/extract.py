@@ -147,7 +147,7 @@ def _scatter_blocks(client, A, rows:int=1_000_000)->list:
     "A's rows in blocks of at most `rows` (at least one per worker), each sent to a worker of the cluster: their futures."
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     bounds = np.linspace(0, len(A), max(workers, -(-len(A) // rows)) + 1).astype(int)
-    return client.scatter([A[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a])
+    return client.scatter([A[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a], hash=False)
 
 def _block_errors(block, model, nb, sink):
     "On a worker: one block's errors of `sink` from its stored Partial-Out model."

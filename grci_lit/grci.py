@@ -427,7 +427,7 @@ def _grci_fit(self:GRCI,
         else: model = AveragedShapleyModel([fit_model(s) for s in seed_shapley.spawn(shapley_fits)])
         shap, fit["base_value_"] = _shapley(model, errors, return_base=True, client=client if large else None)
         fit.update(model_=model, shap_=shap, rank_weights_=rank_weights(shap, rank_by),
-                   rank_curves_=shapley_curves(shap, errors) if rank_by == "smoothed" else None)
+                   rank_curves_=shapley_curves(shap, errors, max_points=large) if rank_by == "smoothed" else None)
         timings["shapley"] = time.perf_counter() - t; bar.update()
     fit.update(feature_names_in_=list(X_df.columns), n_features_in_=X_df.shape[1], positive_=1 if positive is None else positive,
                D_=pd.Series(d, index=X_df.index, name=D.name if isinstance(D, pd.Series) and D.name is not None else "D"),
@@ -580,6 +580,7 @@ def shapley_curves(
     shap, # n x p Shapley values of the fitted patients (DataFrame or array)
     errors, # their n x p errors, in the same columns
     window:float=SMOOTH_WINDOW, # share of the patients each line is fitted to, in (0, 1]
+    max_points:int=None, # keep each curve at no more than this many of its points, evenly spaced in rank, both ends kept (None: every distinct error)
 )->ShapleyCurves:
     "Each error's Shapley curve: at every fitted patient's error, a least-squares line (against the error's rank) through the Shapley values of the `window` of patients nearest in it."
     S, E = pd.DataFrame(shap), pd.DataFrame(errors)
@@ -605,7 +606,10 @@ def shapley_curves(
         fitted = my + slope * (xc - mx)                             # each window's least-squares line at the patient's rank
         new_value = np.r_[True, e[1:] != e[:-1]]                   # tied errors get one value, the mean of their lines' (sorted: ties are neighbours)
         group = np.cumsum(new_value) - 1
-        x.append(e[new_value]); y.append(np.bincount(group, fitted) / np.bincount(group))
+        xs, ys = e[new_value], np.bincount(group, fitted) / np.bincount(group)
+        if max_points is not None and len(xs) > max_points:          # a curve over a window of half the patients is smooth: a grid of it is the curve
+            keep = np.unique(np.linspace(0, len(xs) - 1, int(max_points)).round().astype(int)); xs, ys = xs[keep], ys[keep]
+        x.append(xs); y.append(ys)
     return ShapleyCurves(list(S.columns), x, y)
 
 def smoothed_shapley(

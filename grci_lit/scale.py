@@ -7,10 +7,11 @@ Docs: https://grci-lit.github.io/grci_lit/scale.html.md"""
 # %% auto #0
 __all__ = ['COMPARED', 'STAGES', 'fit_settings', 'package_commit', 'MemorySampler', 'stage_peaks', 'fit_record', 'measure_fit',
            'stored_records', 'measure_scale', 'scale_table', 'accuracy_pairs', 'measure_accuracy', 'paired_accuracy',
-           'growth_exponent', 'plot_scale']
+           'cluster_record', 'growth_exponent', 'plot_scale']
 
 # %% ../nbs/14_scale.ipynb #5ca1e004
 import json
+import logging
 import os
 import re
 import resource
@@ -28,7 +29,7 @@ import pandas as pd
 
 import grci_lit
 from .extract import subsample_rows
-from .grci import (DEFAULT_ROWS, GRCI, LARGE_N_FOLDS, MAX_ROWS, _resolved_ci_test, _resolved_max_rows, _variant,
+from .grci import (DEFAULT_ROWS, GRCI, LARGE_N_FOLDS, LARGE_N_ROWS, MAX_ROWS, _resolved_ci_test, _resolved_max_rows, _variant,
                            _variant_settings)
 from .metrics import ground_truth_shapley, rbo_shapley
 from .partial_out import knot_grid
@@ -303,6 +304,41 @@ def paired_accuracy(
     out["wins"] = pd.Series({c: int((wide[c] > 0).sum()) for c in diffs}, dtype=float)
     out["losses"] = pd.Series({c: int((wide[c] < 0).sum()) for c in diffs}, dtype=float)
     return out
+
+# %% ../nbs/14_scale.ipynb #8e1be38f
+def cluster_record(
+    n:int, # rows, drawn from one graph of `sample_dag(p + 1, ...)` `chunk` rows at a time
+    p:int=20, # variables of X
+    workers:int=2, # worker processes of the LocalCluster, one thread each
+    seed:int=0, # seed of the graph, its first chunk and GRCI (chunk k is drawn with seed + 1000 k)
+    chunk:int=1_000_000, # rows drawn at a time
+    large_rows:int=LARGE_N_ROWS, # GRCI's `large_rows` (a test lowers it)
+)->dict: # seconds (in all and per stage), peak MB of this process and of each worker, skeleton accuracy, model, settings, commit
+    "One `GRCI(scheduler=...)` fit of `n` rows on a LocalCluster of this machine's `workers`: what a fit past one machine costs."
+    from dask.distributed import Client, LocalCluster
+    first = sample_dag(p + 1, min(n, chunk), seed=seed)
+    parts, labels = [first.X_raw], [first.D]
+    for k in range(1, -(-n // chunk)):
+        s = first.dag.sample(min(chunk, n - k * chunk), seed=seed + 1000 * k)
+        parts.append(s.X_raw); labels.append(s.D)
+    X, D, adj = np.concatenate(parts), np.concatenate(labels), first.adj
+    del parts, labels, first
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+        restarted = _restart_peak() and all(client.run(_restart_peak).values())
+        t, cpu = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            g = GRCI(seed=seed, verbose=False, scheduler=client, large_rows=large_rows).fit(X, D)
+        total, cpu = time.perf_counter() - t, time.process_time() - cpu
+        worker_mb = sorted(client.run(_peak_mb).values()) if restarted else None
+    sc = skeleton_scores(g.skeleton_, adj)
+    model = g.model_.models[0] if hasattr(g.model_, "models") else g.model_
+    return dict(n=int(n), p=int(p), workers=int(workers), threads_per_worker=1, seed=int(seed), seconds=total, client_cpu_s=cpu,
+                **{f"{k}_s": float(v) for k, v in g.timings_.items()}, peak_mb=_peak_mb() if restarted else None,
+                worker_peak_mb=worker_mb, edges=int(g.skeleton_.n_edges), recall=float(sc["recall"]), precision=float(sc["precision"]),
+                model=[int(model.max_depth), int(model.n_rounds)], large_rows=large_rows, load=float(os.getloadavg()[0]),
+                settings=fit_settings(), commit=package_commit())
 
 # %% ../nbs/14_scale.ipynb #5ca1e032
 def growth_exponent(

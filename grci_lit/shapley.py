@@ -136,7 +136,7 @@ def dask_rows(
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     bounds = np.linspace(0, len(A), max(workers, -(-len(A) // rows)) + 1).astype(int)
     parts = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    futures = client.scatter([A[a:b] for a, b in parts])
+    futures = client.scatter([A[a:b] for a, b in parts], hash=False)   # fresh keys: a block sent again is not one the cluster is letting go of
     return da.concatenate([da.from_delayed(f, (b - a, *A.shape[1:]), A.dtype) for f, (a, b) in zip(futures, parts)])
 
 def fit_classifier(
@@ -185,9 +185,9 @@ def fit_classifier(
     if client is None: booster = xgb.train(params, xgb.DMatrix(A, label=d, nthread=1), num_boost_round=n_rounds)
     else:                                                  # every row, in blocks on the workers: xgboost's allreduce joins their histograms
         from xgboost import dask as dxgb
-        both = dask_rows(client, np.c_[A, d])              # one scatter: rows and labels in the same blocks
+        rows, labels = dask_rows(client, A), dask_rows(client, d)   # the same blocks: their bounds depend on n alone
         with client.as_current():                          # xgboost.dask asks for the current client, which a fit's own Client is not by default
-            booster = dxgb.train(client, params, dxgb.DaskDMatrix(client, both[:, :-1], both[:, -1]), num_boost_round=n_rounds,
+            booster = dxgb.train(client, params, dxgb.DaskDMatrix(client, rows, labels), num_boost_round=n_rounds,
                                  verbose_eval=False)["booster"]
     return ShapleyModel(booster, depth, n_rounds, loss, depths, objective, method, names, quirks, n_folds, eta)
 

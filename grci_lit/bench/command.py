@@ -100,7 +100,10 @@ def _fits_parsers(
     c.add_argument("--pc-p", type=int, default=30, help="columns of X in the causal-learn comparison (default 30)")
     c.add_argument("--pc-n", type=int, default=2_000, help="rows in the causal-learn comparison (default 2000)")
     c.add_argument("--no-causallearn", action="store_true", help="skip the causal-learn comparison")
-    _add_out(c, "scale, scale_pc")
+    c.add_argument("--cluster-n", type=int, nargs="+", default=[], metavar="N",
+                   help="also fit N rows on a Dask LocalCluster of this machine (GRCI(scheduler=...), at the first --p), e.g. 10000000")
+    c.add_argument("--workers", type=int, default=2, help="worker processes of that LocalCluster, one thread each (default 2)")
+    _add_out(c, "scale, scale_pc, scale_cluster")
 
 # %% ../../nbs/bench/05_command.ipynb #3d6e2bcd
 def _grid_parsers(
@@ -187,7 +190,10 @@ def _grid(a):
 
 def _scale(a):
     if min(a.n + a.p + [a.pc_p, a.pc_n]) < 2: raise CLIError(f"--n, --p, --pc-p and --pc-n must be >= 2")
-    _save(bench_scale(tuple(a.n), tuple(a.p), a.seed, pc_point=None)["stages"], a.out, "scale")   # saved before the long part
+    if a.cluster_n and (min(a.cluster_n) < 2 or a.workers < 1): raise CLIError("--cluster-n must be >= 2 and --workers >= 1")
+    res = bench_scale(tuple(a.n), tuple(a.p), a.seed, pc_point=None, cluster_ns=tuple(a.cluster_n), workers=a.workers)
+    _save(res["stages"], a.out, "scale")                   # saved before the long part
+    if "cluster" in res: _save(res["cluster"], a.out, "scale_cluster")
     if not a.no_causallearn:
         pc = bench_pc(a.pc_p, a.pc_n, a.seed)
         if pc is not None: _save(pc, a.out, "scale_pc")
