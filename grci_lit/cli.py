@@ -320,7 +320,7 @@ def fit_cost(
     a, b = _TEST_SECONDS.get(test, _OTHER_TEST) if isinstance(test, str) else _OTHER_TEST
     tests = 0 if skeleton_given else p * (p - 1) // 2
     level = 0 if skeleton_given else 10 * p**3 + 1500 * p**2
-    return dict(bytes=200 * n * p + level, seconds=tests * (a + b * rows), tests=tests, rows=rows)
+    return dict(bytes=48 * n * p + level, seconds=tests * (a + b * rows), tests=tests, rows=rows)
 
 def _bytes(b)->str:
     for k, unit in ((4, "TB"), (3, "GB"), (2, "MB")):
