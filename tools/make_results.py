@@ -162,6 +162,8 @@ TABLES = {  # table -> (what it is, its stages, the runner's kind, pnl)
 }
 EXTERNAL = {  # tables written by other tools, each folder with its own provenance.json: (what, folder, the modules its tool imports)
     "zoo": ("the zoo of generators (chapter Beyond the paper)", RESULTS / "beyond_the_paper" / "zoo", ("grci_lit.beyond",)),
+    "zoo_rankings": ("the default's fits on the zoo's report data sets, ranked with other windows (chapter Beyond the paper)",
+                     RESULTS / "beyond_the_paper" / "zoo_rankings" / "report", ("grci_lit.beyond",)),
     "real_bootstraps": ("PBC and Pima bootstraps of chapter Beyond the paper", RESULTS / "beyond_the_paper" / "real_bootstraps",
                         ("grci_lit.bench.runner",)),
 }
@@ -451,7 +453,7 @@ those files differs from the package here. The test suite fails when a status be
 | `provenance.json` | which code, settings, machine and CPU time produced each table |
 | `pairs_paired.csv` | synthetic pairs of the paper's design, the paper's pairwise test against the default's (written by chapter Beyond the paper's runs, not by `make_results.py`) |
 | `scale/`, `scale_bench.txt`, `scale_bench.json` | the chapter **GRCI at hospital scale** (`scale.html`) and `grci-lit bench scale` |
-| `beyond_the_paper/` | the chapter **Beyond the paper**: the zoo (`zoo/`, `zoo_tuning/`), DoWhy's yardstick (`zoo_dowhy/`), the bootstraps of its choice (`real_bootstraps/`) and the history of the default (`HISTORY.md`) |
+| `beyond_the_paper/` | the chapter **Beyond the paper**: the zoo (`zoo/`, `zoo_tuning/`), the default's ranking under other windows (`zoo_rankings/`), DoWhy's yardstick (`zoo_dowhy/`), the bootstraps of its choice (`real_bootstraps/`) and the history of the default (`HISTORY.md`) |
 
 ```
 python tools/make_results.py                      # run every stage still missing (resumable), then rebuild this page
