@@ -6,10 +6,10 @@ Docs: https://grci-lit.github.io/grci_lit/beyond_the_paper.html.md"""
 
 # %% auto #0
 __all__ = ['EXPERIMENTS', 'ZOO_VARIANTS', 'ZOO_SIZES', 'TUNING_SEEDS', 'REPORT_SEEDS', 'TUNING_VARIANTS', 'RANKING_RULES',
-           'REMEDIES', 'GRID', 'zoo_seed', 'zoo_file', 'zoo_ladder', 'zoo_results', 'zoo_table', 'markdown_table',
-           'window_lines', 'loo_windows', 'shape_windows', 'window_scores', 'zoo_rankings', 'fit_remedy', 'pbc_seed',
-           'simulated_seed', 'measure', 'paired_summary', 'stability_summary', 'paired_grid', 'pooled_difference',
-           'grid_json', 'time_variants', 'plot_top_shares']
+           'REMEDIES', 'GRID', 'zoo_data', 'zoo_seed', 'zoo_file', 'zoo_ladder', 'zoo_results', 'zoo_table',
+           'markdown_table', 'window_lines', 'loo_windows', 'shape_windows', 'window_scores', 'zoo_rankings',
+           'fit_remedy', 'pbc_seed', 'simulated_seed', 'measure', 'paired_summary', 'stability_summary', 'paired_grid',
+           'pooled_difference', 'grid_json', 'time_variants', 'plot_top_shares']
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000004
 import json
@@ -29,7 +29,7 @@ from .metrics import ground_truth_shapley, rbo_shapley, t_ci
 from .partial_out import dirichlet_weights, partial_out
 from .shapley import fit_classifier, shapley_values
 from .simulate import ZOO_FAMILIES, sample_dag, sample_zoo
-from .skeleton import skeleton_stable
+from .skeleton import skeleton_scores, skeleton_stable
 
 # %% ../nbs/13_beyond_the_paper.ipynb #8a840251
 _STABLE = dict(projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3, pair_k_ladder=(0.5, 1, 2))
@@ -56,6 +56,19 @@ def _settings_of(variant)->dict:
     "A variant's settings as stored beside its results (JSON-safe)."
     return json.loads(json.dumps({"variant": variant} if isinstance(variant, str) else dict(variant), default=list))
 
+def zoo_data(
+    family:str, # a key of `ZOO_FAMILIES`
+    p:int, # variables (D is one more node)
+    n:int, # rows the fits see
+    seed:int, # seed of the DAG, its rows and the truth
+    n_truth:int=50_000, # rows the ground-truth model is fitted on
+)->tuple: # (the first n rows as a `DAGSample`, their ground-truth Shapley values, X as a DataFrame with columns X0..)
+    "One data set of the zoo with its truth: what every zoo measurement fits and scores against."
+    full = sample_zoo(family, p + 1, max(n, n_truth), seed=seed)
+    sample = full.head(n)
+    truth = ground_truth_shapley(full, n_truth=n_truth, n_eval=n, seed=seed)
+    return sample, truth, pd.DataFrame(sample.X, columns=[f"X{j}" for j in range(p)])
+
 def zoo_seed(
     family:str, # a key of `ZOO_FAMILIES`
     p:int, # variables (D is one more node)
@@ -70,10 +83,7 @@ def zoo_seed(
     have = json.loads(Path(path).read_text()) if path is not None and Path(path).exists() else {}
     todo = {k: v for k, v in variants.items() if have.get(k, {}).get("settings") != _settings_of(v)}
     if todo:
-        full = sample_zoo(family, p + 1, max(n, n_truth), seed=seed)
-        sample = full.head(n)
-        truth = ground_truth_shapley(full, n_truth=n_truth, n_eval=n, seed=seed)
-        X = pd.DataFrame(sample.X, columns=[f"X{j}" for j in range(p)])
+        sample, truth, X = zoo_data(family, p, n, seed, n_truth)
         true_adj = sample.adj | sample.adj.T
         mars = None                                         # (skeleton, seconds): MARS on every row, shared by the variants that test that way
         for label, v in todo.items():
@@ -121,10 +131,7 @@ def zoo_ladder(
     n_truth:int=50_000, # rows of the ground-truth model
 )->dict: # recovered, true_skeleton, true_parents, true_errors: RBO of each set of errors through one Shapley model
     "Where the default's accuracy goes on one data set: its errors, its errors given the true skeleton, Partial-Out on the true parents, the true errors."
-    full = sample_zoo(family, p + 1, max(n, n_truth), seed=seed)
-    s = full.head(n)
-    truth = ground_truth_shapley(full, n_truth=n_truth, n_eval=n, seed=seed)
-    X = pd.DataFrame(s.X, columns=[f"X{j}" for j in range(p)])
+    s, truth, X = zoo_data(family, p, n, seed, n_truth)
     fit = lambda skeleton=None: GRCI(seed=0, verbose=False).fit(X, s.D, skeleton=skeleton).errors_
     Z = mad_normalize(X)[0].to_numpy()
     parents = np.column_stack([partial_out(Z[:, np.flatnonzero(s.adj[:, j])], Z[:, j], additive=True)[0] if s.adj[:, j].any()
@@ -278,13 +285,11 @@ def zoo_rankings(
             z = np.load(cache); truth, S, E, D = z["truth"], z["S"], z["E"], z["D"]
             fit = {k: float(z[k]) for k in ("seconds", "recall", "precision") if k in z}
         else:
-            full = sample_zoo(family, p + 1, max(n, n_truth), seed=seed); s = full.head(n)
-            truth = ground_truth_shapley(full, n_truth=n_truth, n_eval=n, seed=seed)
+            s, truth, X = zoo_data(family, p, n, seed, n_truth)
             t = time.process_time()
-            g = GRCI(seed=0, verbose=False).fit(pd.DataFrame(s.X, columns=[f"X{j}" for j in range(p)]), s.D)
-            A, T = g.adjacency_.to_numpy(), s.adj | s.adj.T
-            fit = dict(seconds=time.process_time() - t, recall=float((A & T).sum() / max(T.sum(), 1)),
-                       precision=float((A & T).sum() / max(A.sum(), 1)))
+            g = GRCI(seed=0, verbose=False).fit(X, s.D)
+            sc = skeleton_scores(g.skeleton_, s.adj)
+            fit = dict(seconds=time.process_time() - t, recall=sc["recall"], precision=sc["precision"])
             S, E, D = g.shap_.to_numpy(), g.errors_.to_numpy(), np.asarray(s.D)
             if cache is not None:
                 Path(cache).parent.mkdir(parents=True, exist_ok=True); np.savez(cache, truth=truth, S=S, E=E, D=D, **fit)
@@ -294,7 +299,7 @@ def zoo_rankings(
         for name, rule in rules.items():
             if name in have: continue
             windows = rule(S, E)
-            narrow = float(np.mean(np.asarray(windows) < SMOOTH_WINDOW)) if not np.isscalar(windows) else float(windows < SMOOTH_WINDOW)
+            narrow = float(np.mean(np.asarray(windows) < SMOOTH_WINDOW))   # one window or one per error
             have[name] = dict(rbo=rbo_shapley(truth, window_scores(S, E, windows).to_numpy(), patients=np.asarray(D) == 1),
                               narrower=narrow)
         if path is not None:

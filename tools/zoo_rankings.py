@@ -3,7 +3,7 @@
 
 For every family, size and seed: `zoo_rankings` draws the data set with its truth, fits `GRCI()` once (seed 0) and
 scores every rule of `RANKING_RULES` on that one fit (one JSON file per data set, resumable). `--cache` keeps each
-fit's truth, Shapley values and errors (an .npz per data set) so that a new rule costs no refit.
+fit's truth, Shapley values, errors, seconds and skeleton scores (an .npz per data set) so that a new rule costs no refit.
 
     python tools/zoo_rankings.py --seeds 0 10 --sizes 12x1000 --out results/beyond_the_paper/zoo_rankings/tuning
     python tools/zoo_rankings.py --out results/beyond_the_paper/zoo_rankings/report    # the report seeds and sizes
