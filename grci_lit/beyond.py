@@ -7,9 +7,9 @@ Docs: https://grci-lit.github.io/grci_lit/beyond_the_paper.html.md"""
 # %% auto #0
 __all__ = ['EXPERIMENTS', 'ZOO_VARIANTS', 'ZOO_SIZES', 'TUNING_SEEDS', 'REPORT_SEEDS', 'TUNING_VARIANTS', 'RANKING_RULES',
            'REMEDIES', 'GRID', 'zoo_data', 'zoo_seed', 'zoo_file', 'zoo_ladder', 'zoo_results', 'zoo_table',
-           'markdown_table', 'window_lines', 'loo_windows', 'shape_windows', 'window_scores', 'zoo_rankings',
-           'fit_remedy', 'pbc_seed', 'simulated_seed', 'measure', 'paired_summary', 'stability_summary', 'paired_grid',
-           'pooled_difference', 'grid_json', 'time_variants', 'plot_top_shares']
+           'markdown_table', 'loo_windows', 'window_scores', 'zoo_rankings', 'fit_remedy', 'pbc_seed', 'simulated_seed',
+           'measure', 'paired_summary', 'stability_summary', 'paired_grid', 'pooled_difference', 'grid_json',
+           'time_variants', 'plot_top_shares']
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000004
 import json
@@ -24,7 +24,7 @@ import pandas as pd
 from .extract import AveragedPartialOut, extract_errors, extract_steps, find_sink, sink_margin, sink_score, toy_hnm
 from .grci import (DEFAULT_ROWS, DEFAULT_VARIANT, GRCI, MAX_ROWS, SMOOTH_SHARE, SMOOTH_WINDOW, VARIANTS, ShapleyCurves,
                            TiedValuesWarning, _resolved_ci_test, _resolved_max_rows, _top_labels, _variant_settings, break_ties,
-                           fit_seeds, mad_normalize, rank_weights, shapley_curves, smoothed_shapley, top1_agreement)
+                           fit_seeds, mad_normalize, rank_weights, shape_windows, shapley_curves, smoothed_shapley, top1_agreement, window_lines)
 from .metrics import ground_truth_shapley, rbo_shapley, t_ci
 from .partial_out import dirichlet_weights, partial_out
 from .shapley import fit_classifier, shapley_values
@@ -194,23 +194,6 @@ def markdown_table(
     return "\n".join(lines)
 
 # %% ../nbs/13_beyond_the_paper.ipynb #53c85c7d
-def window_lines(
-    values, # one error's Shapley values, the patients sorted by that error
-    window:float=SMOOTH_WINDOW, # share of the patients each line is fitted to, in (0, 1]
-)->tuple: # (each patient's fitted value, each patient's leverage on its own fit)
-    "The lines of `shapley_curves` for one error (before ties are merged), with each patient's leverage: the weight of its own value in its fit."
-    s = np.asarray(values, dtype=float); n = len(s)
-    m = max(1, min(n, int(round(window * n))))
-    xc = (np.arange(n) + 0.5) / n - 0.5
-    lo = np.clip(np.arange(n) - m // 2, 0, n - m)
-    def window_mean(a):
-        cum = np.r_[0.0, np.cumsum(a)]
-        return (cum[lo + m] - cum[lo]) / m
-    mx = window_mean(xc); vx = window_mean(xc * xc) - mx ** 2; my = window_mean(s)
-    slope = np.divide(window_mean(xc * s) - mx * my, vx, out=np.zeros(n), where=vx > 1e-12)
-    leverage = 1 / m + np.divide((xc - mx) ** 2, m * vx, out=np.zeros(n), where=vx > 1e-12)
-    return my + slope * (xc - mx), leverage
-
 def _sorted_columns(shap, errors):
     "Each error's Shapley values sorted by the error (a generator of column name, sorted values)."
     S, E = pd.DataFrame(shap), pd.DataFrame(errors)
@@ -230,22 +213,6 @@ def loo_windows(
         return np.mean(((s - fit) / np.maximum(1 - h, 1e-9)) ** 2)
     return pd.Series({c: min(windows, key=lambda w: loo(s, w)) for c, s in _sorted_columns(shap, errors)}, name="window")
 
-def shape_windows(
-    shap, # n x p Shapley values of the fitted patients
-    errors, # their errors, the same columns
-    narrow:float=0.2, # the window of an error whose curve has a shape the wide lines miss
-    wide:float=SMOOTH_WINDOW, # the default's window
-    ratio:float=0.7, # narrow when the wide lines explain less than this share of what the narrow lines explain
-)->pd.Series: # per error: `narrow` or `wide`
-    "Each error's window chosen by its curve's shape: the wide lines unless they miss much of what narrow lines see (a curve that turns)."
-    out = {}
-    for c, s in _sorted_columns(shap, errors):
-        v = s.var()
-        if v <= 0: out[c] = wide; continue
-        explained = {w: 1 - np.mean((s - window_lines(s, w)[0]) ** 2) / v for w in (narrow, wide)}
-        out[c] = wide if explained[wide] >= ratio * explained[narrow] else narrow
-    return pd.Series(out, name="window")
-
 def window_scores(
     shap, # n x p Shapley values of the fitted patients
     errors, # their errors, the same columns
@@ -254,10 +221,7 @@ def window_scores(
 )->pd.DataFrame: # n x p ranking scores: smoothed Shapley values times the errors' importance (`rank_weights`)
     "The default's ranking scores with other windows: each error's Shapley curve over its own window, then `smoothed_shapley` and the rank weights."
     S, E = pd.DataFrame(shap), pd.DataFrame(errors)
-    w = pd.Series(float(windows), index=S.columns) if np.isscalar(windows) else pd.Series(windows).reindex(S.columns)
-    if w.isna().any(): raise ValueError(f"windows lacks the error(s) {list(w.index[w.isna()])}")
-    parts = [shapley_curves(S[[c]], E[[c]], window=float(w[c])) for c in S.columns]
-    curves = ShapleyCurves(list(S.columns), [p.x[0] for p in parts], [p.y[0] for p in parts])
+    curves = shapley_curves(S, E, window=windows if np.isscalar(windows) else pd.Series(windows))
     return smoothed_shapley(S, E, curves, share=share) * rank_weights(S, "smoothed").to_numpy()
 
 RANKING_RULES = {  # name -> the windows of each error's Shapley curve, from the fit's Shapley values and errors

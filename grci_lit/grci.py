@@ -6,11 +6,11 @@ Docs: https://grci-lit.github.io/grci_lit/grci.html.md"""
 
 # %% auto #0
 __all__ = ['MIN_ROWS', 'JITTER', 'MAX_ROWS', 'LARGE_N_ROWS', 'DEFAULT_ROWS', 'VARIANTS', 'DEFAULT_VARIANT', 'LARGE_N_FOLDS',
-           'RANK_BY', 'SMOOTH_WINDOW', 'SMOOTH_SHARE', 'FIGURE1_NAMES', 'binary_target', 'validate_data',
-           'TiedValuesWarning', 'tied_columns', 'break_ties', 'mad_normalize', 'GRCI', 'dask_client',
-           'AveragedShapleyModel', 'rank_weights', 'ShapleyCurves', 'shapley_curves', 'smoothed_shapley',
-           'plot_shapley_summary', 'figure1_dag', 'plot_shapley_curve', 'top1_agreement', 'SeedStability', 'fit_seeds',
-           'plot_figure1_patient']
+           'RANK_BY', 'SMOOTH_WINDOW', 'SMOOTH_SHARE', 'SMOOTH_NARROW', 'SMOOTH_RATIO', 'FIGURE1_NAMES',
+           'binary_target', 'validate_data', 'TiedValuesWarning', 'tied_columns', 'break_ties', 'mad_normalize', 'GRCI',
+           'dask_client', 'AveragedShapleyModel', 'rank_weights', 'ShapleyCurves', 'window_lines', 'shapley_curves',
+           'shape_windows', 'smoothed_shapley', 'plot_shapley_summary', 'figure1_dag', 'plot_shapley_curve',
+           'top1_agreement', 'SeedStability', 'fit_seeds', 'plot_figure1_patient']
 
 # %% ../nbs/08_grci.ipynb #79388a60
 import inspect
@@ -172,6 +172,7 @@ VARIANTS = {  # GRCI's variants: name -> settings (chapter beyond_the_paper); ke
                     max_rows=DEFAULT_ROWS, ci_test="spline",  # the skeleton's tests (additive-spline residuals) and Find-Sink's scores on at most DEFAULT_ROWS rows
                     shapley_fits=3,            # three Shapley models on the same errors, averaged (one past LARGE_N_ROWS rows)
                     rank_by="smoothed",        # root causes ranked by the smoothed Shapley value times the error's importance
+                    smooth_window="shape",     # each error's curve over SMOOTH_WINDOW of the patients, or SMOOTH_NARROW where its shape needs it (`shape_windows`)
                     pair_k_ladder=(0.5, 1, 2)),  # the pairwise test `causal_direction` averages its MI scores over k/2, k and 2k
 }
 DEFAULT_VARIANT = "default"  # the variant of `GRCI()` (variant=None) when `reference` does not ask for the authors' R code
@@ -269,7 +270,7 @@ def _variant(self:GRCI):
     if self.variant is not None: return self.variant
     return "paper" if resolve_reference(self.reference) else DEFAULT_VARIANT
 
-_FIT_KEYS = ("tie_seed", "projection_seed", "shapley_fits", "shapley_eta", "shapley_rounds", "rank_by", "ci_test")   # variant settings `fit` reads itself; every other key goes to Extract-Errors
+_FIT_KEYS = ("tie_seed", "projection_seed", "shapley_fits", "shapley_eta", "shapley_rounds", "rank_by", "smooth_window", "ci_test")   # variant settings `fit` reads itself; every other key goes to Extract-Errors
 _PAIR_KEYS = ("pair_k_ladder",)   # variant settings of the pairwise test `causal_direction` only; a fit does not read them
 LARGE_N_FOLDS = 3  # above max_rows the Shapley model's cross-validation uses this many folds (each held-out fold has over max_rows / 3 rows)
 
@@ -299,6 +300,9 @@ def _variant_settings(variant)->dict:
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer))):
             raise ValueError(f"{key} must be None (the fit's seed) or an integer, got {t!r}")
     if settings.get("rank_by", "shapley") not in RANK_BY: raise ValueError(f"rank_by must be one of {RANK_BY}, got {settings['rank_by']!r}")
+    sw = settings.get("smooth_window", SMOOTH_WINDOW)
+    if not (sw == "shape" if isinstance(sw, str) else not isinstance(sw, bool) and isinstance(sw, (int, float)) and 0 < sw <= 1):
+        raise ValueError(f'smooth_window must be "shape" or a share of the patients in (0, 1], got {sw!r}')
     if "pair_k_ladder" in settings: _ladder_ks(1, settings["pair_k_ladder"], np.inf, "pair_k_ladder")   # positive numbers, or a clear error
     return settings
 
@@ -381,6 +385,7 @@ def _grci_fit(self:GRCI,
     tie_seed, projection_seed = settings.pop("tie_seed", None), settings.pop("projection_seed", None)
     shapley_fits = settings.pop("shapley_fits", 1)
     rank_by = settings.pop("rank_by", "shapley")
+    smooth_window = settings.pop("smooth_window", SMOOTH_WINDOW)
     settings.pop("ci_test", None)                                  # read by `_resolved_ci_test`
     shapley = {arg: settings.pop(key) for key, arg in (("shapley_eta", "eta"), ("shapley_rounds", "max_rounds")) if key in settings}
     for key in _PAIR_KEYS: settings.pop(key, None)                 # the pairwise test's, not a fit's
@@ -426,8 +431,10 @@ def _grci_fit(self:GRCI,
         if shapley_fits == 1 or large: model = fit_model(seed_shapley)   # the paper: one model; above LARGE_N_ROWS rows, models on every row would differ only by their subsample's choice
         else: model = AveragedShapleyModel([fit_model(s) for s in seed_shapley.spawn(shapley_fits)])
         shap, fit["base_value_"] = _shapley(model, errors, return_base=True, client=client if large else None)
-        fit.update(model_=model, shap_=shap, rank_weights_=rank_weights(shap, rank_by),
-                   rank_curves_=shapley_curves(shap, errors, max_points=large) if rank_by == "smoothed" else None)
+        windows = (shape_windows(shap, errors) if smooth_window == "shape" else pd.Series(float(smooth_window), index=shap.columns)
+                   ) if rank_by == "smoothed" else None
+        fit.update(model_=model, shap_=shap, rank_weights_=rank_weights(shap, rank_by), rank_windows_=windows,
+                   rank_curves_=shapley_curves(shap, errors, window=windows, max_points=large) if rank_by == "smoothed" else None)
         timings["shapley"] = time.perf_counter() - t; bar.update()
     fit.update(feature_names_in_=list(X_df.columns), n_features_in_=X_df.shape[1], positive_=1 if positive is None else positive,
                D_=pd.Series(d, index=X_df.index, name=D.name if isinstance(D, pd.Series) and D.name is not None else "D"),
@@ -576,34 +583,49 @@ class ShapleyCurves:
         return pd.DataFrame({c: np.interp(E[c].to_numpy(float), x, y) for c, x, y in zip(self.names, self.x, self.y)},
                             index=E.index)
 
+def window_lines(
+    values, # one error's Shapley values, the patients sorted by that error
+    window:float=SMOOTH_WINDOW, # share of the patients each line is fitted to, in (0, 1]
+)->tuple: # (each patient's fitted value, each patient's leverage: the weight of its own value in its fit)
+    "At every patient, the least-squares line (against the rank) through the values of the `window` of patients nearest in rank, before ties are merged."
+    s = np.asarray(values, dtype=float); n = len(s)
+    m = max(1, min(n, int(round(window * n))))
+    xc = (np.arange(n) + 0.5) / n - 0.5                             # each patient's rank in the error, centred: a long tail does not stretch the lines
+    lo = np.clip(np.arange(n) - m // 2, 0, n - m)                  # the m consecutive patients centred on each (at the ends: the first or last m)
+    def window_mean(a):                                            # mean of a over each patient's window, from cumulative sums
+        cum = np.r_[0.0, np.cumsum(a)]
+        return (cum[lo + m] - cum[lo]) / m
+    mx = window_mean(xc); vx = window_mean(xc * xc) - mx ** 2; my = window_mean(s)
+    slope = np.divide(window_mean(xc * s) - mx * my, vx, out=np.zeros(n), where=vx > 1e-12)   # a window of one patient: its value
+    leverage = 1 / m + np.divide((xc - mx) ** 2, m * vx, out=np.zeros(n), where=vx > 1e-12)
+    return my + slope * (xc - mx), leverage
+
+def _check_window(window):
+    if isinstance(window, bool) or not isinstance(window, (int, float, np.floating)) or not 0 < window <= 1:
+        raise ValueError(f"window must be a share of the patients in (0, 1], got {window!r}")
+    return float(window)
+
 def shapley_curves(
     shap, # n x p Shapley values of the fitted patients (DataFrame or array)
     errors, # their n x p errors, in the same columns
-    window:float=SMOOTH_WINDOW, # share of the patients each line is fitted to, in (0, 1]
+    window=SMOOTH_WINDOW, # share of the patients each line is fitted to, in (0, 1]: one for every error, or one per error (a dict or Series by column)
     max_points:int=None, # keep each curve at no more than this many of its points, evenly spaced in rank, both ends kept (None: every distinct error)
 )->ShapleyCurves:
     "Each error's Shapley curve: at every fitted patient's error, a least-squares line (against the error's rank) through the Shapley values of the `window` of patients nearest in it."
     S, E = pd.DataFrame(shap), pd.DataFrame(errors)
     if S.shape != E.shape: raise ValueError(f"shap is {S.shape[0]} x {S.shape[1]} but errors is {E.shape[0]} x {E.shape[1]}")
     if list(S.columns) != list(E.columns): raise ValueError(f"shap's columns {list(S.columns)} differ from errors' {list(E.columns)}")
-    if isinstance(window, bool) or not isinstance(window, (int, float)) or not 0 < window <= 1:
-        raise ValueError(f"window must be a share of the patients in (0, 1], got {window!r}")
-    n = len(S)
-    if n == 0: raise ValueError("shapley_curves needs at least one patient")
-    m = max(1, min(n, int(round(window * n))))
-    xc = (np.arange(n) + 0.5) / n - 0.5                             # each patient's rank in the error (the same for every column), centred: a long tail does not stretch the lines
-    lo = np.clip(np.arange(n) - m // 2, 0, n - m)                  # the m consecutive patients centred on each (at the ends: the first or last m)
-    def window_mean(a):                                            # mean of a over each patient's window, from cumulative sums
-        cum = np.r_[0.0, np.cumsum(a)]
-        return (cum[lo + m] - cum[lo]) / m
-    mx = window_mean(xc); vx = window_mean(xc * xc) - mx ** 2
+    if isinstance(window, (dict, pd.Series)):
+        missing = [c for c in S.columns if c not in window]
+        if missing: raise ValueError(f"window has no share for the error(s) {missing}")
+        windows = [_check_window(window[c]) for c in S.columns]
+    else: windows = [_check_window(window)] * S.shape[1]
+    if len(S) == 0: raise ValueError("shapley_curves needs at least one patient")
     x, y = [], []
-    for j in range(S.shape[1]):                                    # one error at a time: the memory of a few columns, not of many n x p arrays
+    for j, w in enumerate(windows):                                # one error at a time: the memory of a few columns, not of many n x p arrays
         order = np.argsort(E.iloc[:, j].to_numpy(float), kind="stable")
         e, s = E.iloc[:, j].to_numpy(float)[order], S.iloc[:, j].to_numpy(float)[order]
-        my = window_mean(s); cxy = window_mean(xc * s) - mx * my
-        slope = np.divide(cxy, vx, out=np.zeros_like(cxy), where=vx > 1e-12)   # a window of one patient: its value
-        fitted = my + slope * (xc - mx)                             # each window's least-squares line at the patient's rank
+        fitted = window_lines(s, w)[0]                             # each window's least-squares line at the patient's rank
         new_value = np.r_[True, e[1:] != e[:-1]]                   # tied errors get one value, the mean of their lines' (sorted: ties are neighbours)
         group = np.cumsum(new_value) - 1
         xs, ys = e[new_value], np.bincount(group, fitted) / np.bincount(group)
@@ -611,6 +633,29 @@ def shapley_curves(
             keep = np.unique(np.linspace(0, len(xs) - 1, int(max_points)).round().astype(int)); xs, ys = xs[keep], ys[keep]
         x.append(xs); y.append(ys)
     return ShapleyCurves(list(S.columns), x, y)
+
+SMOOTH_NARROW = 0.2  # smooth_window="shape": the window of an error whose Shapley curve turns more than lines over SMOOTH_WINDOW follow
+SMOOTH_RATIO = 0.7   # smooth_window="shape": the narrow window when the wide lines explain less than this share of what the narrow lines explain
+
+def shape_windows(
+    shap, # n x p Shapley values of the fitted patients
+    errors, # their errors, the same columns
+    narrow:float=SMOOTH_NARROW, # the window of an error whose curve has a shape the wide lines miss
+    wide:float=SMOOTH_WINDOW, # the window of every other error
+    ratio:float=SMOOTH_RATIO, # narrow when the wide lines explain less than this share of what the narrow lines explain
+)->pd.Series: # per error: `narrow` or `wide`
+    "Each error's window, chosen by its Shapley curve's shape: the wide lines unless they miss much of what narrow lines see (a curve that turns)."
+    S, E = pd.DataFrame(shap), pd.DataFrame(errors)
+    if S.shape != E.shape or list(S.columns) != list(E.columns):
+        raise ValueError(f"shap ({S.shape[0]} x {list(S.columns)}) and errors ({E.shape[0]} x {list(E.columns)}) must hold the same patients and columns")
+    out = {}
+    for c in S.columns:
+        s = S[c].to_numpy(float)[np.argsort(E[c].to_numpy(float), kind="stable")]
+        v = s.var()
+        if not v > 0: out[c] = wide; continue                      # an error the model never split on: no shape to follow
+        explained = {w: 1 - np.mean((s - window_lines(s, w)[0]) ** 2) / v for w in (narrow, wide)}
+        out[c] = wide if explained[wide] >= ratio * explained[narrow] else narrow
+    return pd.Series(out, name="window", dtype=float)
 
 def smoothed_shapley(
     shap:pd.DataFrame, # n x p Shapley values (the fitted patients' or new ones')
