@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from .hnm import check_matrix, resolve_reference, zscore
+from .hnm import check_matrix, resolve_reference, row_blocks, zscore
 from .mutual_info import mutual_information_score
 from .partial_out import dirichlet_weights, partial_out
 
@@ -146,8 +146,7 @@ def _score_candidates(A, cands, S, weights, k, quirks, n_jobs=1, cluster=None, r
 def _scatter_blocks(client, A, rows:int=1_000_000)->list:
     "A's rows in blocks of at most `rows` (at least one per worker), each sent to a worker of the cluster: their futures."
     workers = max(1, len(client.scheduler_info().get("workers", {})))
-    bounds = np.linspace(0, len(A), max(workers, -(-len(A) // rows)) + 1).astype(int)
-    return client.scatter([A[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a], hash=False)
+    return client.scatter([A[a:b] for a, b in row_blocks(len(A), rows, workers)], hash=False)
 
 def _block_errors(block, model, nb, sink):
     "On a worker: one block's errors of `sink` from its stored Partial-Out model."

@@ -565,7 +565,7 @@ def rank_weights(
     return (w / top if top > 0 else w).rename("rank_weight")
 
 # %% ../nbs/08_grci.ipynb #8a0518f5
-SMOOTH_WINDOW = 0.5  # rank_by="smoothed": each point of an error's Shapley curve is a line fitted to this share of the fitted patients
+SMOOTH_WINDOW = 0.5  # rank_by="smoothed": each point of an error's Shapley curve is a line fitted to this share of the fitted patients (under smooth_window="shape": the wide window)
 SMOOTH_SHARE = 0.75  # rank_by="smoothed": the curve's share of a patient's smoothed value (the rest is the patient's own value)
 
 @dataclass(eq=False)

@@ -8,7 +8,7 @@ Docs: https://grci-lit.github.io/grci_lit/hnm.html.md"""
 __all__ = ['NOISE_KINDS', 'MEAN_FUNCTIONS', 'SIGMA_FUNCTIONS', 'QUIRKS', 'noise_distribution', 'sample_noise', 'sample_hnm',
            'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'zscore', 'mad_scale', 'hnm_residuals',
            'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'toy_view',
-           'interact', 'resolve_reference', 'document_parameters', 'check_matrix', 'check_labels']
+           'interact', 'resolve_reference', 'document_parameters', 'check_matrix', 'check_labels', 'row_blocks']
 
 # %% ../nbs/00_hnm.ipynb #b07a2405
 from collections.abc import Callable, Iterable
@@ -491,6 +491,16 @@ def check_labels(
         raise ValueError(f"D must be binary (0/1 or bool); found values {vals[~np.isin(vals, (0.0, 1.0))][:5].tolist()}")
     if len(vals) < 2: raise ValueError(f"D has only one class ({int(vals[0])}): both classes, 0 and 1, are needed")
     return d
+
+# %% ../nbs/00_hnm.ipynb #f6929cdf
+def row_blocks(
+    n:int, # rows to cut
+    rows:int=1_000_000, # at most this many rows per block
+    parts:int=1, # at least this many blocks (one per worker), when there are that many rows
+)->list: # (start, stop) of each non-empty block, in row order
+    "Consecutive, near-equal row blocks covering `range(n)`: the blocks a cluster's workers hold."
+    bounds = np.linspace(0, n, max(parts, -(-n // rows), 1) + 1).astype(int)
+    return [(a, b) for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()) if b > a]
 
 # %% ../nbs/00_hnm.ipynb #59a88573
 def _attach(

@@ -21,7 +21,7 @@ import xgboost as xgb
 import matplotlib.pyplot as plt
 
 # %% ../nbs/07_shapley.ipynb #3589011a
-from .hnm import check_labels, check_matrix, resolve_reference
+from .hnm import check_labels, check_matrix, resolve_reference, row_blocks
 
 # %% ../nbs/07_shapley.ipynb #d0006cb0
 def _as_matrix(
@@ -133,9 +133,7 @@ def dask_rows(
     "Send `A` to the cluster in row blocks, as the dask array `xgboost.dask` trains on and predicts for."
     import dask.array as da
     A = np.asarray(A)
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    bounds = np.linspace(0, len(A), max(workers, -(-len(A) // rows)) + 1).astype(int)
-    parts = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    parts = row_blocks(len(A), rows, max(1, len(client.scheduler_info().get("workers", {}))))
     futures = client.scatter([A[a:b] for a, b in parts], hash=False)   # fresh keys: a block sent again is not one the cluster is letting go of
     return da.concatenate([da.from_delayed(f, (b - a, *A.shape[1:]), A.dtype) for f, (a, b) in zip(futures, parts)])
 
