@@ -431,8 +431,9 @@ def _grci_fit(self:GRCI,
         if shapley_fits == 1 or large: model = fit_model(seed_shapley)   # the paper: one model; above LARGE_N_ROWS rows, models on every row would differ only by their subsample's choice
         else: model = AveragedShapleyModel([fit_model(s) for s in seed_shapley.spawn(shapley_fits)])
         shap, fit["base_value_"] = _shapley(model, errors, return_base=True, client=client if large else None)
-        windows = (shape_windows(shap, errors) if smooth_window == "shape" else pd.Series(float(smooth_window), index=shap.columns)
-                   ) if rank_by == "smoothed" else None
+        shape_rows = slice(None) if not large else np.linspace(0, len(shap) - 1, large).round().astype(int)   # past large_rows: every k-th patient shows the shape
+        windows = (shape_windows(shap.iloc[shape_rows], errors.iloc[shape_rows]) if smooth_window == "shape"
+                   else pd.Series(float(smooth_window), index=shap.columns)) if rank_by == "smoothed" else None
         fit.update(model_=model, shap_=shap, rank_weights_=rank_weights(shap, rank_by), rank_windows_=windows,
                    rank_curves_=shapley_curves(shap, errors, window=windows, max_points=large) if rank_by == "smoothed" else None)
         timings["shapley"] = time.perf_counter() - t; bar.update()
