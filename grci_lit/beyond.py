@@ -7,9 +7,9 @@ Docs: https://grci-lit.github.io/grci_lit/beyond_the_paper.html.md"""
 # %% auto #0
 __all__ = ['EXPERIMENTS', 'ZOO_VARIANTS', 'ZOO_SIZES', 'TUNING_SEEDS', 'REPORT_SEEDS', 'TUNING_VARIANTS', 'RANKING_RULES',
            'REMEDIES', 'GRID', 'zoo_data', 'zoo_seed', 'zoo_file', 'zoo_ladder', 'zoo_results', 'zoo_table',
-           'markdown_table', 'loo_windows', 'window_scores', 'zoo_rankings', 'fit_remedy', 'pbc_seed', 'simulated_seed',
-           'measure', 'paired_summary', 'stability_summary', 'paired_grid', 'pooled_difference', 'grid_json',
-           'time_variants', 'plot_top_shares']
+           'markdown_table', 'zoo_report', 'loo_windows', 'window_scores', 'zoo_rankings', 'fit_remedy', 'pbc_seed',
+           'simulated_seed', 'measure', 'paired_summary', 'stability_summary', 'paired_grid', 'pooled_difference',
+           'grid_json', 'time_variants', 'plot_top_shares']
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000004
 import json
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .extract import AveragedPartialOut, extract_errors, extract_steps, find_sink, sink_margin, sink_score, toy_hnm
-from .grci import (DEFAULT_ROWS, DEFAULT_VARIANT, GRCI, MAX_ROWS, SMOOTH_SHARE, SMOOTH_WINDOW, VARIANTS, ShapleyCurves,
+from .grci import (DEFAULT_ROWS, DEFAULT_VARIANT, GRCI, MAX_ROWS, SMOOTH_RATIO, SMOOTH_SHARE, SMOOTH_WINDOW, VARIANTS, ShapleyCurves,
                            TiedValuesWarning, _resolved_ci_test, _resolved_max_rows, _top_labels, _variant_settings, break_ties,
                            fit_seeds, mad_normalize, rank_weights, shape_windows, shapley_curves, smoothed_shapley, top1_agreement, window_lines)
 from .metrics import ground_truth_shapley, rbo_shapley, t_ci
@@ -39,6 +39,7 @@ EXPERIMENTS = {  # the settings this chapter measured on the way to the default;
     "ranked": dict(_STABLE, rank_by="importance"),             # "stable", root causes ranked by Shapley value x the error's importance
     "smoothed": dict(_STABLE, rank_by="smoothed"),             # "ranked", each Shapley value first smoothed along its error
     "fast": dict(_STABLE, rank_by="smoothed", shapley_fits=1, max_rows=DEFAULT_ROWS, ci_test="spline"),  # "smoothed" with the spline test on DEFAULT_ROWS rows and one Shapley model
+    "one window": {k: v for k, v in VARIANTS["default"].items() if k != "smooth_window"},   # the default before the shape rule: every error's curve over SMOOTH_WINDOW
 }
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b4e0f75e
@@ -46,7 +47,8 @@ ZOO_VARIANTS = {  # label -> variant (a name of VARIANTS or a settings dict) mea
     "paper": "paper",                           # the paper's algorithm
     "smoothed": EXPERIMENTS["smoothed"],        # the default before this measurement
     "fast": EXPERIMENTS["fast"],                # its faster form
-    "default": VARIANTS["default"],             # the default: "fast" with Partial-Out's additive design and three Shapley models
+    "one window": EXPERIMENTS["one window"],    # the default before the shape rule: "fast" with Partial-Out's additive design and three Shapley models
+    "default": VARIANTS["default"],             # the default: "one window" with each error's window chosen by its curve's shape
 }
 ZOO_SIZES = ((10, 1000), (10, 2000), (30, 1000), (30, 2000), (50, 1000), (50, 2000))  # (variables, rows) of the zoo's table
 TUNING_SEEDS = tuple(range(10))          # the data sets every choice was made on (12 variables, 1 000 rows)
@@ -110,12 +112,12 @@ def zoo_file(family, p, n, seed)->str:
     return f"{family}_p{p}_n{n}_s{seed}.json"
 
 # %% ../nbs/13_beyond_the_paper.ipynb #7847c9a6
-TUNING_VARIANTS = dict(ZOO_VARIANTS, **{  # the choices made on the tuning seeds: the default beside its alternatives
-    "one Shapley model": dict(VARIANTS["default"], shapley_fits=1),
-    "mean projection": dict(VARIANTS["default"], projection="mean"),
-    "MARS on every row": dict(VARIANTS["default"], ci_test="mars", max_rows=None),
-    "ranked by Shapley value": dict(VARIANTS["default"], rank_by="shapley"),
-    "ranked by importance": dict(VARIANTS["default"], rank_by="importance"),
+TUNING_VARIANTS = dict({k: v for k, v in ZOO_VARIANTS.items() if k != "default"}, **{  # the fit's choices, made on the tuning seeds: "one window" beside its alternatives
+    "one Shapley model": dict(EXPERIMENTS["one window"], shapley_fits=1),
+    "mean projection": dict(EXPERIMENTS["one window"], projection="mean"),
+    "MARS on every row": dict(EXPERIMENTS["one window"], ci_test="mars", max_rows=None),
+    "ranked by Shapley value": dict(EXPERIMENTS["one window"], rank_by="shapley"),
+    "ranked by importance": dict(EXPERIMENTS["one window"], rank_by="importance"),
 })
 
 def _one_model_rbo(E, D, truth, seed)->float:
@@ -193,6 +195,23 @@ def markdown_table(
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join(lines)
 
+# %% ../nbs/13_beyond_the_paper.ipynb #b499e1b0
+def zoo_report(
+    folder, # the zoo's folder of `zoo_seed` files
+    ranks=None, # the folder of `zoo_rankings` files on the same data sets (None: zoo_rankings/report beside `folder`)
+)->pd.DataFrame: # `zoo_results` rows of every label of `ZOO_VARIANTS`
+    "The zoo's results, with the default's rows where no fit of it is stored: the stored `one window` fit ranked as `GRCI()` ranks it (`zoo_rankings`), with that fit's seconds and skeleton."
+    stored = zoo_results(folder, labels=list(ZOO_VARIANTS))
+    ranks = Path(folder).parent / "zoo_rankings" / "report" if ranks is None else Path(ranks)
+    key = ["family", "p", "n", "seed"]
+    ranked = zoo_results(ranks, labels=[f"window by shape {SMOOTH_RATIO}"])
+    if stored.empty or ranked.empty: return stored
+    fitted = stored[stored.label == "default"][key]
+    one = stored[stored.label == "one window"].drop(columns=["label", "rbo"])
+    derived = ranked[key + ["rbo"]].merge(one, on=key).merge(fitted, on=key, how="left", indicator=True)
+    derived = derived[derived.pop("_merge") == "left_only"].assign(label="default")
+    return pd.concat([stored, derived], ignore_index=True)
+
 # %% ../nbs/13_beyond_the_paper.ipynb #53c85c7d
 def _sorted_columns(shap, errors):
     "Each error's Shapley values sorted by the error (a generator of column name, sorted values)."
@@ -225,10 +244,10 @@ def window_scores(
     return smoothed_shapley(S, E, curves, share=share) * rank_weights(S, "smoothed").to_numpy()
 
 RANKING_RULES = {  # name -> the windows of each error's Shapley curve, from the fit's Shapley values and errors
-    "default": lambda S, E: SMOOTH_WINDOW,                             # every error over half the patients
+    "one window": lambda S, E: SMOOTH_WINDOW,                          # every error over half the patients (the default before the shape rule)
     **{f"window {w}": (lambda w: lambda S, E: w)(w) for w in (0.2, 0.3, 0.7)},   # every error over another share
     "window by leave-one-out": loo_windows,                            # per error, cross-validated
-    **{f"window by shape {r}": (lambda r: lambda S, E: shape_windows(S, E, ratio=r))(r) for r in (0.5, 0.6, 0.7, 0.8)},
+    **{f"window by shape {r}": (lambda r: lambda S, E: shape_windows(S, E, ratio=r))(r) for r in (0.5, 0.6, 0.7, 0.8)},   # the default's: SMOOTH_RATIO
 }
 
 def zoo_rankings(
@@ -240,8 +259,8 @@ def zoo_rankings(
     n_truth:int=50_000, # rows of the ground-truth model
     path=None, # JSON file of stored results: rules stored there are read back
     cache=None, # .npz file of the fit (truth, Shapley values, errors, D, the fit's seconds and skeleton): read if it exists, else written
-)->dict: # rule -> {rbo, narrower}: the RBO of its ranking scores against the truth (patients with D = 1), the share of errors given a window below the default's
-    "One zoo data set, one default fit (seed 0), every ranking rule scored on it: what each rule changes, with nothing else moving."
+)->dict: # rule -> {rbo, narrower}: the RBO of its ranking scores against the truth (patients with D = 1), the share of errors given a window below SMOOTH_WINDOW
+    "One zoo data set, one `GRCI()` fit (seed 0), every ranking rule scored on it: what each rule changes, with nothing else moving."
     rules = RANKING_RULES if rules is None else rules
     have = json.loads(Path(path).read_text()) if path is not None and Path(path).exists() else {}
     if set(rules) - set(have):
@@ -257,7 +276,7 @@ def zoo_rankings(
             S, E, D = g.shap_.to_numpy(), g.errors_.to_numpy(), np.asarray(s.D)
             if cache is not None:
                 Path(cache).parent.mkdir(parents=True, exist_ok=True); np.savez(cache, truth=truth, S=S, E=E, D=D, **fit)
-        have["fit"] = fit                                   # the one default fit every rule ranks: its seconds and skeleton
+        have["fit"] = fit                                   # the one fit every rule ranks: its seconds and skeleton
         names = [f"X{j}" for j in range(p)]
         S, E = pd.DataFrame(S, columns=names), pd.DataFrame(E, columns=names)
         for name, rule in rules.items():
@@ -280,6 +299,7 @@ REMEDIES = {  # name -> (Extract-Errors settings, whole GRCI fits whose Shapley 
     "smoothed": (EXPERIMENTS["smoothed"], 1),                     # "ranked", each Shapley value smoothed along its error first
     "stable5": (dict(EXPERIMENTS["stable"], shapley_fits=5), 1),  # the same with 5 Shapley models
     "fixed_draw": (dict(tie_seed=0, projection_seed=0, shapley_fits=3), 1),   # one fixed Dirichlet draw instead of the mean
+    "one window": (EXPERIMENTS["one window"], 1),                # the default before the shape rule
     "default": (VARIANTS["default"], 1),                          # GRCI(): the default
 }
 

@@ -6,7 +6,7 @@ fits each variant of `ZOO_VARIANTS` once (seed 0) and stores its RBO, seconds an
 set already stored with the same settings is read back, so an interrupted run resumes where it stopped.
 
     python tools/zoo_grid.py --sizes 10x1000 50x2000 --seeds 100 120 --out results/beyond_the_paper/zoo
-    python tools/zoo_grid.py --seeds 0 10 --sizes 12x1000 --variants paper smoothed fast default "one Shapley model" \
+    python tools/zoo_grid.py --seeds 0 10 --sizes 12x1000 --variants paper smoothed fast "one window" "one Shapley model" \
         "mean projection" "MARS on every row" "ranked by Shapley value" "ranked by importance" --ladder \
         --out results/beyond_the_paper/zoo_tuning                                   # the tuning seeds and their choices
 """
@@ -25,13 +25,14 @@ if __name__ == "__main__":
     ap.add_argument("--seeds", nargs=2, type=int, default=[REPORT_SEEDS[0], REPORT_SEEDS[-1] + 1], help="first and one-past-last seed")
     ap.add_argument("--step", type=int, default=1, help="every step-th seed from the first (to split a run between processes)")
     ap.add_argument("--reverse", action="store_true", help="seeds from the last down (a second process meets the first in the middle)")
-    ap.add_argument("--variants", nargs="+", default=list(ZOO_VARIANTS), choices=list(TUNING_VARIANTS),
-                    help="labels of TUNING_VARIANTS (default: those of ZOO_VARIANTS)")
-    ap.add_argument("--ladder", action="store_true", help="also store the default's ladder (zoo_ladder) under the label 'ladder'")
+    known = dict(TUNING_VARIANTS, **ZOO_VARIANTS)
+    ap.add_argument("--variants", nargs="+", default=list(ZOO_VARIANTS), choices=list(known),
+                    help="labels of ZOO_VARIANTS or TUNING_VARIANTS (default: those of ZOO_VARIANTS)")
+    ap.add_argument("--ladder", action="store_true", help="also store the ladder of GRCI()'s errors (zoo_ladder) under the label 'ladder'")
     ap.add_argument("--out", required=True, help="folder of the per-data-set JSON files")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
-    variants = {k: TUNING_VARIANTS[k] for k in a.variants}
+    variants = {k: known[k] for k in a.variants}
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
     record_run(out)                                                        # every run that wrote here: which code, where
     for size in a.sizes:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The default's ranking with other windows of its Shapley curves, on the zoo (chapter Beyond the paper).
+"""`GRCI()`'s fit ranked with other windows of its Shapley curves, on the zoo (chapter Beyond the paper).
 
 For every family, size and seed: `zoo_rankings` draws the data set with its truth, fits `GRCI()` once (seed 0) and
 scores every rule of `RANKING_RULES` on that one fit (one JSON file per data set, resumable). `--cache` keeps each
