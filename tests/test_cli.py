@@ -78,10 +78,12 @@ def test_run_writes_every_output(sim_csv, tmp_path):
     assert list(rc.columns) == ["dx", "log_odds", "n_root_causes", "root_cause_1", "root_cause_2", "root_cause_3"]
     sick = df.dx.to_numpy() == 1
     assert list(rc.index) == list(df.pid[sick]) and (rc.dx == 1).all()        # D = 0 patients are left out
-    from grci_lit.grci import GRCI, shapley_curves, smoothed_shapley
+    from grci_lit.grci import GRCI, shape_windows, shapley_curves, smoothed_shapley
     g = GRCI.load(out / "grci.pkl")
     weight = shap.abs().mean() / shap.abs().mean().max()                       # the default ranks by smoothed s x the variable's importance
-    score = smoothed_shapley(shap, errors, shapley_curves(shap, errors)) * weight.to_numpy()
+    windows = shape_windows(shap, errors)                                      # each error's window, chosen by its curve's shape
+    assert windows.equals(g.rank_windows_)
+    score = smoothed_shapley(shap, errors, shapley_curves(shap, errors, window=windows)) * weight.to_numpy()
     assert np.allclose(score.to_numpy(), g.ranking_scores().to_numpy(), atol=1e-9)
     score1 = score.loc[rc.index]
     assert (rc.n_root_causes.to_numpy() == (score1.to_numpy() > 0).sum(1)).all()
