@@ -82,7 +82,9 @@ class MemorySampler:
     def _run(self):
         while (mb := _rss_mb()) is not None:
             self.samples.append((time.perf_counter(), mb))
-            if self._done.wait(self.every): return
+            if self._done.wait(self.every):                      # one last reading at the end of the block
+                if (mb := _rss_mb()) is not None: self.samples.append((time.perf_counter(), mb))
+                return
     def __enter__(self):
         self._thread = threading.Thread(target=self._run, daemon=True); self._thread.start(); return self
     def __exit__(self, *exc): self._done.set(); self._thread.join()
@@ -92,12 +94,16 @@ def stage_peaks(
     timings:dict, # a fit's `timings_`: stage -> seconds, in the order the stages ran
     start:float, # perf_counter time the fit was called
     end:float, # perf_counter time it returned
-)->dict: # "<stage>_mb" -> the largest memory sampled while the stage ran (None when nothing was sampled)
+)->dict: # "<stage>_mb" -> the largest memory sampled while the stage ran, or around it if it was shorter than the sampling interval (None when nothing was sampled)
     "Each stage's peak memory: the stages' windows laid back from the fit's end; the first also holds the checks before it."
     out, t = {}, end
     for i, (stage, s) in enumerate(reversed(list(timings.items()))):
         lo = start if i == len(timings) - 1 else t - s
         inside = [mb for when, mb in samples if lo <= when <= t]
+        if not inside:                                           # a stage between two readings: the readings on either side bound it
+            before = [(when, mb) for when, mb in samples if when < lo]
+            after = [(when, mb) for when, mb in samples if when > t]
+            inside = ([max(before)[1]] if before else []) + ([min(after)[1]] if after else [])
         out[f"{stage}_mb"] = float(max(inside)) if inside else None
         t = lo
     return dict(reversed(list(out.items())))

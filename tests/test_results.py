@@ -63,12 +63,13 @@ def test_check_passes_on_a_stored_data_set_and_fails_when_a_number_moved(make_re
 
 
 def test_check_refits_a_stored_zoo_data_set(make_results, tmp_path, capsys):
-    "The zoo of chapter Beyond the paper is checked too: its smallest data set, the paper's algorithm and the default."
+    "The zoo of chapter Beyond the paper is checked too: its smallest data set, each stored fit the tables read (`ZOO_CHECKED`)."
     src = make_results.ZOO / "hnm_p10_n1000_s100.json"
     (tmp_path / src.name).write_text(src.read_text())
     assert make_results.check(1, runs_dir=tmp_path / "none", zoo_dir=tmp_path) == 0
     out = capsys.readouterr().out
-    assert "zoo hnm_p10_n1000_s100" in out and out.count(" ok") == 2
+    assert "zoo hnm_p10_n1000_s100" in out and out.count(" ok") == len(make_results.ZOO_CHECKED) == 3
+    assert all(f"    {label} rbo: stored" in out for label in ("paper", "one window", "default"))
 
 
 def test_check_says_when_nothing_is_stored(make_results, tmp_path, capsys):
