@@ -100,7 +100,7 @@ def stage_peaks(
     for i, (stage, s) in enumerate(reversed(list(timings.items()))):
         lo = start if i == len(timings) - 1 else t - s
         inside = [mb for when, mb in samples if lo <= when <= t]
-        if not inside:                                           # a stage between two readings: the readings on either side bound it
+        if not inside:                                           # a stage between two readings: the nearest reading on either side stands in for it
             before = [(when, mb) for when, mb in samples if when < lo]
             after = [(when, mb) for when, mb in samples if when > t]
             inside = ([max(before)[1]] if before else []) + ([min(after)[1]] if after else [])
