@@ -7,9 +7,9 @@ Docs: https://grci-lit.github.io/grci_lit/beyond_the_paper.html.md"""
 # %% auto #0
 __all__ = ['EXPERIMENTS', 'ZOO_VARIANTS', 'ZOO_SIZES', 'TUNING_SEEDS', 'REPORT_SEEDS', 'TUNING_VARIANTS', 'RANKING_RULES',
            'REMEDIES', 'GRID', 'zoo_data', 'zoo_seed', 'zoo_file', 'zoo_ladder', 'zoo_results', 'zoo_table',
-           'markdown_table', 'zoo_report', 'loo_windows', 'window_scores', 'zoo_rankings', 'fit_remedy', 'pbc_seed',
-           'simulated_seed', 'measure', 'paired_summary', 'stability_summary', 'paired_grid', 'pooled_difference',
-           'grid_json', 'time_variants', 'plot_top_shares']
+           'markdown_table', 'loo_windows', 'window_scores', 'zoo_rankings', 'fit_remedy', 'pbc_seed', 'simulated_seed',
+           'measure', 'paired_summary', 'stability_summary', 'paired_grid', 'pooled_difference', 'grid_json',
+           'time_variants', 'plot_top_shares']
 
 # %% ../nbs/13_beyond_the_paper.ipynb #b0000004
 import json
@@ -192,23 +192,6 @@ def markdown_table(
     lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join(lines)
-
-# %% ../nbs/13_beyond_the_paper.ipynb #b499e1b0
-def zoo_report(
-    folder, # the zoo's folder of `zoo_seed` files
-    ranks=None, # the folder of `zoo_rankings` files on the same data sets (None: zoo_rankings/report beside `folder`)
-)->pd.DataFrame: # `zoo_results` rows of every label of `ZOO_VARIANTS`
-    "The zoo's results, with the default's rows where no fit of it is stored: the stored `one window` fit ranked as `GRCI()` ranks it (`zoo_rankings`), with that fit's seconds and skeleton."
-    stored = zoo_results(folder, labels=list(ZOO_VARIANTS))
-    ranks = Path(folder).parent / "zoo_rankings" / "report" if ranks is None else Path(ranks)
-    key = ["family", "p", "n", "seed"]
-    ranked = zoo_results(ranks, labels=[f"window by shape {SMOOTH_RATIO}"])
-    if stored.empty or ranked.empty: return stored
-    fitted = stored[stored.label == "default"][key]
-    one = stored[stored.label == "one window"].drop(columns=["label", "rbo"])
-    derived = ranked[key + ["rbo"]].merge(one, on=key).merge(fitted, on=key, how="left", indicator=True)
-    derived = derived[derived.pop("_merge") == "left_only"].assign(label="default")
-    return pd.concat([stored, derived], ignore_index=True)
 
 # %% ../nbs/13_beyond_the_paper.ipynb #53c85c7d
 def _sorted_columns(shap, errors):

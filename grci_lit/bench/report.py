@@ -349,11 +349,11 @@ def write_results(
 
 # %% ../../nbs/bench/06_report.ipynb #d5250bce
 def zoo_headline(
-    folder, # a zoo folder of chapter beyond_the_paper (`zoo_results` files; the default's rows as `zoo_report` gives them)
+    folder, # a zoo folder of chapter beyond_the_paper (`zoo_seed` files, one fit of each variant per data set)
 )->pd.DataFrame: # per family and pooled: data sets, each variant's mean RBO, default - paper's algorithm, seconds ratio
     "The zoo of generators in the headline's words: the default against the paper's algorithm, per family and over all."
-    from grci_lit.beyond import zoo_report, zoo_table
-    res = zoo_report(folder)
+    from grci_lit.beyond import ZOO_VARIANTS, zoo_results, zoo_table
+    res = zoo_results(folder, labels=list(ZOO_VARIANTS))
     res = res[res.label.isin(["paper", "default"])] if len(res) else res
     if res.empty: return pd.DataFrame()
     def fmt(t): return pd.DataFrame({
