@@ -10,7 +10,7 @@ set already stored with the same settings is read back, so an interrupted run re
         "mean projection" "MARS on every row" "ranked by Shapley value" "ranked by importance" --ladder \
         --out results/beyond_the_paper/zoo_tuning                                   # the tuning seeds and their choices
     python tools/zoo_grid.py --seeds 0 10 --sizes 50x1000 50x2000 --variants "one window" "mean projection" "one Shapley model" \
-        --out results/beyond_the_paper/zoo_tuning_p50                               # fast's two settings, each alone, at 50 variables
+        fast --out results/beyond_the_paper/zoo_tuning_p50                          # fast's two settings, each alone and together, at 50 variables
 """
 import argparse, json, time, warnings
 from pathlib import Path
