@@ -9,8 +9,8 @@ node is invertible) and of `GRCI()`, and the wall seconds of each, one thread. T
 room the graph would give. DoWhy is not a dependency of grci_lit: run this in an environment with `pip install
 dowhy==0.14` (it pins an older scipy, so keep it out of the development environment). One JSON file per data set in
 --out. A stored data set is not given to DoWhy again: when its `GRCI()` entry ("default") is missing or was fitted
-under other settings, only `GRCI()` is fitted and scored again, on the stored patients (an entry stored under an
-earlier default keeps the label it was renamed to, e.g. "one window").
+under other settings, only `GRCI()` is fitted and scored again, on the stored patients, and that entry is overwritten
+(to keep an earlier default's entry beside the new one, rename it first, as "one window" was).
 
     python tools/zoo_dowhy.py --seeds 100 105 --out results/beyond_the_paper/zoo_dowhy
 """
@@ -53,7 +53,8 @@ if __name__ == "__main__":
             sick = np.sort(rng.choice(np.flatnonzero(s.D == 1), min(a.patients, int((s.D == 1).sum())), replace=False))
             mask = np.zeros(n, bool); mask[sick] = True
             if stored is not None:                                        # DoWhy's entry stays: GRCI() alone, on the same patients
-                assert sick.tolist() == stored["patients"], f"{path.name}: the seeded patients differ from the stored ones"
+                if sick.tolist() != stored["patients"]:
+                    raise SystemExit(f"{path.name}: the seeded patients differ from the stored ones (another --patients?)")
                 t = time.perf_counter()
                 g = GRCI(seed=0, verbose=False).fit(pd.DataFrame(s.X, columns=names), s.D)
                 stored["default"] = dict(rbo=rbo_shapley(truth, g.ranking_scores().to_numpy(), patients=mask),
