@@ -11,6 +11,8 @@ set already stored with the same settings is read back, so an interrupted run re
         --out results/beyond_the_paper/zoo_tuning                                   # the tuning seeds and their choices
     python tools/zoo_grid.py --seeds 0 10 --sizes 50x1000 50x2000 --variants "one window" "mean projection" "one Shapley model" \
         fast --out results/beyond_the_paper/zoo_tuning_p50                          # fast's two settings, each alone and together, at 50 variables
+    python tools/zoo_grid.py --seeds 0 10 --sizes 50x1000 --variants "one window" --ladder \
+        --out results/beyond_the_paper/zoo_tuning_p50                               # the ladder at 50 variables (the stored fits read back)
 """
 import argparse, json, time, warnings
 from pathlib import Path
