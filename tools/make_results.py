@@ -455,7 +455,7 @@ those files differs from the package here. The test suite fails when a status be
 | `provenance.json` | which code, settings, machine and CPU time produced each table |
 | `pairs_paired.csv` | synthetic pairs of the paper's design, the paper's pairwise test against the default's (written by chapter Beyond the paper's runs, not by `make_results.py`) |
 | `scale/`, `scale_bench.txt`, `scale_bench.json` | the chapter **GRCI at hospital scale** (`scale.html`) and `grci-lit bench scale` |
-| `beyond_the_paper/` | the chapter **Beyond the paper**: the zoo (`zoo/`; its tuning data sets `zoo_tuning/`, and at 50 variables `zoo_tuning_p50/`), GRCI()'s fits ranked under every window rule, the default's among them (`zoo_rankings/`), DoWhy's yardstick (`zoo_dowhy/`), the bootstraps of its choice (`real_bootstraps/`) and the history of the default (`HISTORY.md`) |
+| `beyond_the_paper/` | the chapter **Beyond the paper**: the zoo (`zoo/`; its tuning data sets `zoo_tuning/`, and at 50 variables `zoo_tuning_p50/`; `pnl` on a second draw of fresh seeds, `zoo_replicate/`), GRCI()'s fits ranked under every window rule, the default's among them (`zoo_rankings/`), DoWhy's yardstick (`zoo_dowhy/`), the bootstraps of its choice (`real_bootstraps/`) and the history of the default (`HISTORY.md`) |
 
 ```
 python tools/make_results.py                      # run every stage still missing (resumable), then rebuild this page

@@ -13,6 +13,8 @@ set already stored with the same settings is read back, so an interrupted run re
         fast --out results/beyond_the_paper/zoo_tuning_p50                          # fast's two settings, each alone and together, at 50 variables
     python tools/zoo_grid.py --seeds 0 10 --sizes 50x1000 --variants "one window" --ladder \
         --out results/beyond_the_paper/zoo_tuning_p50                               # the ladder at 50 variables (the stored fits read back)
+    python tools/zoo_grid.py --families pnl --seeds 120 140 --variants paper default \
+        --out results/beyond_the_paper/zoo_replicate                                # pnl on a second draw of fresh seeds, every size
 """
 import argparse, json, time, warnings
 from pathlib import Path
