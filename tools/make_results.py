@@ -170,6 +170,16 @@ EXTERNAL = {  # tables written by other tools, each folder with its own provenan
 RUN_COLUMNS = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant", "method", "rbo", "mse", "seconds",
                "job_cpu_s", "patients", "commit"]
 CHECK_TOL = 0.005   # largest |re-fit - stored| accepted for an RBO, and for an MSE relative to max(1, |stored|)
+# FastICA stops at R's 100 iterations unconverged on most of these data sets; its last iterate then depends on the
+# machine's BLAS kernel (seen: RBO 0.508 under OPENBLAS_CORETYPE=Haswell, 0.539 under Prescott, same code and data),
+# so the numbers of the two ICA methods are checked at this wider tolerance.
+CHECK_TOL_ICA = 0.05
+
+
+def _tolerance(name:str, want:float)->float:
+    "The largest |re-fit - stored| accepted for the number `name` ('method metric') stored as `want`."
+    tol = CHECK_TOL_ICA if name.startswith("ica") else CHECK_TOL
+    return tol * (max(1.0, abs(want)) if name.endswith("mse") else 1.0)
 
 
 def _stage_jobs(table):
@@ -312,7 +322,7 @@ def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
     prov = json.loads(path.read_text())["tables"] if path.exists() else {}
     changed = sorted({f for t in prov.values() for r in t["runs"] for f in stale_files(r["code_files"])})
     print(f"checking {len(pick)} of {len(items)} stored data sets (seed {seed}); tolerance {CHECK_TOL} on RBO, and on MSE "
-          f"relative to max(1, |MSE|)" + (f"; code changed since some tables were written: {', '.join(changed)}" if changed else ""))
+          f"relative to max(1, |MSE|) ({CHECK_TOL_ICA} for the ICA methods, whose FastICA stops unconverged)" + (f"; code changed since some tables were written: {', '.join(changed)}" if changed else ""))
     failed = 0
     for i in pick:
         what, _, refit = items[i]
@@ -320,7 +330,7 @@ def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
         rows = refit()
         print(f"  {what} ({time.time() - t:.0f} s):")
         for name, want, got in rows:
-            tol = CHECK_TOL * (max(1.0, abs(want)) if name.endswith("mse") else 1.0)
+            tol = _tolerance(name, want)
             ok = bool(np.isfinite(got) and abs(got - want) <= tol)
             failed += not ok
             print(f"    {name:>10}: stored {want:.6f}, re-fit {got:.6f}, |diff| {abs(got - want):.1e} {'ok' if ok else 'DIFFERS'}")
