@@ -35,7 +35,7 @@ NBS = ROOT / "nbs"
 GLOSSARY = NBS / "glossary.ipynb"
 
 
-# ---------------------------------------------------------------- the presets: the one place that reads the code's settings
+# ---------------------------------------------------------------- the presets: where the code's settings are read
 def presets():
     """The settings of the paper's algorithm and of the default, resolved as a fit resolves them:
     {"paper": {setting: value}, "default": {...}}. (When the settings become one typed object with presets PAPER and
@@ -48,7 +48,8 @@ def presets():
 
 SETTINGS = ("ci_test", "projection", "max_rows", "rank_by", "n_draws", "shapley_fits", "smooth_window", "pair_k_ladder",
             "variant")
-CLI_OF = {"variant": "--variant", "ci_test": "--ci-test", "max_rows": "--max-rows", "seeds": "--seeds", "seed": "--seed"}
+CLI_OF = {"variant": "--variant", "ci_test": "--ci-test", "max_rows": "--max-rows", "seeds": "--seeds",
+          "seed": "--seed"}
 # an earlier variant's name, or a setting the default no longer has; and why
 RETIRED = {
     "grci_stable": "the default's pairwise test under an earlier variant's name (`stable`); say the default's",
@@ -113,8 +114,8 @@ ALLOWED = {  # owned by another change, lead to clear at merge
 # ---------------------------------------------------------------- reading what a reader reads
 def _out_markdown(cell):
     "The markdown a code cell shows as prose (an `asis` Markdown(...) output)"
-    return "\n".join("".join(o.get("data", {}).get("text/markdown", "")) for o in cell.get("outputs", [])
-                     if "text/markdown" in o.get("data", {}) and not "".join(o["data"]["text/markdown"]).lstrip().startswith("---"))
+    mds = ["".join(o["data"]["text/markdown"]) for o in cell.get("outputs", []) if "text/markdown" in o.get("data", {})]
+    return "\n".join(md for md in mds if not md.lstrip().startswith("---"))          # not a show_doc block
 
 
 def prose_cells(path):
@@ -190,7 +191,8 @@ def course_names():
 @lru_cache(maxsize=None)
 def tool_options():
     "The options of the project's scripts (tools/*.py), which the harness's pages cite"
-    return frozenset(o for f in (ROOT / "tools").glob("*.py") for o in re.findall(r"add_argument\(\s*['\"](--[\w-]+)", f.read_text()))
+    option = re.compile(r"add_argument\(\s*['\"](--[\w-]+)")
+    return frozenset(o for f in (ROOT / "tools").glob("*.py") for o in option.findall(f.read_text()))
 
 
 @lru_cache(maxsize=None)
@@ -239,7 +241,8 @@ _DOTTED = re.compile(rf"{_IDENT}(?:\.{_IDENT})*(?:\(\))?")
 
 def _checked_name(name):
     "Is a bare identifier worth checking: snake_case, CamelCase, UPPER_CASE or a trailing underscore (not a plain word)"
-    return "_" in name.strip("_") or name.endswith("_") or re.search(r"[a-z][A-Z]", name) or (name.isupper() and len(name) > 2)
+    return ("_" in name.strip("_") or name.endswith("_") or re.search(r"[a-z][A-Z]", name)
+            or (name.isupper() and len(name) > 2))
 
 
 def _resolve_dotted(parts):
@@ -308,7 +311,8 @@ def span_problems(span, clause=""):
             if k.arg == "variant" and isinstance(k.value, ast.Constant) and k.value.value in RETIRED:
                 out.append(f"`{s}`: {RETIRED[k.value.value]}")
         return out
-    if isinstance(tree, ast.Subscript) and isinstance(tree.slice, ast.Constant) and isinstance(tree.value, (ast.Name, ast.Attribute)):
+    if (isinstance(tree, ast.Subscript) and isinstance(tree.slice, ast.Constant)
+            and isinstance(tree.value, (ast.Name, ast.Attribute))):
         if ast.unparse(tree.value).split(".")[-1] == "VARIANTS" and tree.slice.value not in presets():
             return [f"`{s}`: {tree.slice.value!r} is not a variant of `VARIANTS`"]
         return []
@@ -317,7 +321,8 @@ def span_problems(span, clause=""):
     if m:                                                            # `name=value`: a parameter the package has
         if m[1] not in package_names() and m[1] not in FOREIGN and m[1] not in course_names() and _checked_name(m[1]):
             out.append(f"`{m[1]}=` is no parameter of the package")
-        if m[1] == "variant" and m[2].strip("\"'") in RETIRED: out.append(f"`{s}`: {RETIRED[m[2].strip(chr(34) + chr(39))]}")
+        value = m[2].strip("\"'")
+        if m[1] == "variant" and value in RETIRED: out.append(f"`{s}`: {RETIRED[value]}")
         return out
     if _DOTTED.fullmatch(s):
         parts = s.removesuffix("()").split(".")
@@ -337,7 +342,8 @@ def name_hits(text):
         prev = None
         for m in _TICK.finditer(clause):
             span = m[1]
-            if prev and prev.startswith("--variant") and len(prev.split()) > 1 and span in RETIRED:   # `--variant paper` or `stable`
+            # `--variant paper` or `stable`: the bare name after the option
+            if prev and prev.startswith("--variant") and len(prev.split()) > 1 and span in RETIRED:
                 out.append(f"`{span}` after `{prev}`: {RETIRED[span]}")
             else: out += span_problems(span, clause)
             prev = span
@@ -372,7 +378,8 @@ def _claims(clause):
             continue
         kv = re.fullmatch(rf"({_IDENT})=(.+)", s)
         if kv and kv[1] in SETTINGS:
-            if kv[1] != "variant" or isinstance(_literal(kv[2]), str): out.append((m.start(), m.end(), kv[1], _literal(kv[2]), False))
+            if kv[1] != "variant" or isinstance(_literal(kv[2]), str):
+                out.append((m.start(), m.end(), kv[1], _literal(kv[2]), False))
             continue
         opt = re.fullmatch(r"--(variant|ci-test|max-rows) (\S+)", s)
         if opt: out.append((m.start(), m.end(), opt[1].replace("-", "_"), _literal(opt[2]), False)); continue
@@ -382,8 +389,8 @@ def _claims(clause):
     return out
 
 
-_BETWEEN = re.compile(r"\b(?:else|otherwise|or|and|but|instead|with|without|than|against|beside|unlike|overrides?|rather|"
-                      r"not)\b|`")
+_BETWEEN = re.compile(r"\b(?:else|otherwise|or|and|but|instead|with|without|than|against|beside|unlike|"
+                      r"overrides?|rather|not)\b|`")
 
 
 def _about(clause, start, end, quoted=False):
@@ -399,13 +406,17 @@ def _about(clause, start, end, quoted=False):
     return who if gap <= near and not _BETWEEN.search(between) else None
 
 
+_TWO_WAYS = re.compile(r"`([^`]*\bvariant=\"(\w+)\"[^`]*)`\s*\(or `(grci-lit [^`]*)`")   # `py(...)` (or `grci-lit ...`)
+
+
 def setting_hits(text):
     "(b) over one prose text: [problem]"
     P, out = presets(), []
     for clause in _clauses(text):
         for start, end, setting, value, quoted in _claims(clause):
             if setting == "variant":
-                if isinstance(value, str) and value not in P and value != "..." and not value.startswith("dict("): out.append(f"variant {value!r} is not a preset ({sorted(P)})")
+                if isinstance(value, str) and value not in P and value != "..." and not value.startswith("dict("):
+                    out.append(f"variant {value!r} is not a preset ({sorted(P)})")
                 continue
             who = _about(clause, start, end, quoted)
             if who is None: continue
@@ -414,7 +425,7 @@ def setting_hits(text):
             if value != want and not (isinstance(value, str) and value in ("...", "m", "N")):
                 out.append(f"the {'default' if who == 'default' else 'paper' + chr(39) + 's algorithm'}'s {setting} is "
                            f"{want!r}, the prose says {value!r}: {clause.strip()[:90]!r}")
-        for m in re.finditer(r"`([^`]*\bvariant=\"(\w+)\"[^`]*)`\s*\(or `(grci-lit [^`]*)`", clause):   # the same run two ways
+        for m in _TWO_WAYS.finditer(clause):                                   # the same run in Python and in the shell
             py, cli = m[1], m[3]
             for k, v in re.findall(r"\b(\w+)=\"?([\w.]+)\"?", py):
                 if k in CLI_OF and f"{CLI_OF[k]} {v}" not in cli:
@@ -438,7 +449,7 @@ def course():
 
 
 def page_of(nb):
-    "The site page of a notebook (nbs/06_skeleton.ipynb -> skeleton.html, nbs/bench/02_skeleton.ipynb -> bench_skeleton.html)"
+    "A notebook's page (nbs/06_skeleton.ipynb: skeleton.html; nbs/bench/02_skeleton.ipynb: bench_skeleton.html)"
     nb = Path(nb)
     rel = nb.relative_to(NBS)
     name = "index.html" if nb.stem == "index" else re.sub(r"^\d+_", "", nb.stem) + ".html"
@@ -453,7 +464,8 @@ def heading_id(line):
     return t.replace(" ", "-")
 
 
-_LINK = re.compile(r"\[([^\]]*)\]\(([^)#\s]*)(?:#((?:[^()\s]|\([^()\s]*\))*))?\)")   # [text](page#anchor), one level of () in the anchor
+# [text](page#anchor), the anchor may hold one level of ()
+_LINK = re.compile(r"\[([^\]]*)\]\(([^)#\s]*)(?:#((?:[^()\s]|\([^()\s]*\))*))?\)")
 
 
 def glossary():
@@ -464,22 +476,25 @@ def glossary():
     if not GLOSSARY.exists(): return rows
     for _, text in prose_cells(GLOSSARY):
         for line in text.splitlines():
-            cols = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]   # \| is a pipe
+            cols = [c.strip().replace("\\|", "|")                                  # \| is a pipe in a cell
+                    for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
             if len(cols) != 3 or cols[0] in ("term", "") or set(cols[0]) <= set("-: "): continue
             term_cell, meaning, where = cols
             pat = re.search(r"<!--\s*re:\s*(.*?)\s*-->", term_cell)
             term = re.sub(r"<!--.*?-->|<a id=\"[^\"]*\"></a>|\*\*", "", term_cell).strip()
             link = _LINK.search(where)
             alts = [a.strip() for a in pat[1].split(";;")] if pat else [re.escape(term)]
-            alts = [(f"[{a[0]}{a[0].upper()}]" + a[1:] if a[0].islower() else a).replace(" ", r"\s+") for a in alts]   # Sentence case, line breaks
+            alts = [(f"[{a[0]}{a[0].upper()}]" + a[1:] if a[0].islower() else a).replace(" ", r"\s+")
+                    for a in alts]                                          # a capital after a full stop, line breaks
             rows.append(dict(term=term, pattern=re.compile(rf"(?<![\w-])(?:{'|'.join(alts)})(?![\w-])"),
-                             meaning=meaning, page=link[2] if link else None, anchor=unquote(link[3]) if link and link[3] else None,
+                             meaning=meaning, page=link[2] if link else None,
+                             anchor=unquote(link[3]) if link and link[3] else None,
                              id=(re.search(r'<a id="([^"]+)"', term_cell) or [None, None])[1]))
     return rows
 
 
 def _searchable(text):
-    "Prose as the term search reads it: without code blocks, link targets, HTML comments and emphasis marks (math and code spans kept)"
+    "Prose as the term search reads it: no code blocks, link targets, HTML comments, emphasis (math, code spans kept)"
     text = _FENCE.sub(" ", text)
     text = re.sub(r"\]\([^)]*\)|<!--.*?-->|<a id=\"[^\"]*\"></a>", "]", text, flags=re.S)
     return text.replace("*", "")                                     # *emphasis* and **bold** read as plain words
@@ -494,7 +509,8 @@ def definition_place(row, order, cells_of):
     "(position in the course, cell index) where the glossary says the term is defined, or None (the glossary itself)"
     if row["page"] in (None, "", "glossary.html"): return None
     nb = next((n for n in order if page_of(NBS / n) == row["page"]), None)
-    if nb is None: raise AssertionError(f"glossary: {row['term']!r} is defined in {row['page']}, not a page of the course")
+    if nb is None:
+        raise AssertionError(f"glossary: {row['term']!r} is defined in {row['page']}, not a page of the course")
     start, level = 0, 9
     if row["anchor"]:
         hit = [(i, len(re.match(r"#+", l)[0])) for i, t in cells_of[nb] for l in t.splitlines()
@@ -527,8 +543,8 @@ def term_hits(order=None):
             linked = any((p or here).endswith("glossary.html") and (a == row["id"] or row["pattern"].search(txt))
                          or (row["page"] and (p or here).endswith(row["page"])) for txt, p, a in _links(t))
             if not linked:
-                out.setdefault(nb, []).append(f"{row['term']!r} used in cell {i} before its definition "
-                                              f"({row['page'] or 'the glossary'}{'#' + row['anchor'] if row['anchor'] else ''})")
+                where_txt = (row["page"] or "the glossary") + (f"#{row['anchor']}" if row["anchor"] else "")
+                out.setdefault(nb, []).append(f"{row['term']!r} used in cell {i} before its definition ({where_txt})")
             break
     return out
 
@@ -538,7 +554,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def control_hits(text):
-    return [f"control character {m[0]!r} in {text[max(0, m.start() - 20):m.end() + 10]!r}" for m in _CONTROL.finditer(text)]
+    return [f"control character {m[0]!r} in {text[max(0, m.start() - 20):m.end() + 10]!r}"
+            for m in _CONTROL.finditer(text)]
 
 
 # ---------------------------------------------------------------- the checks, per page
@@ -604,8 +621,9 @@ def test_presets_are_the_papers_and_the_defaults():
     "The presets this file reads are the two the package documents, and they differ where the default departs."
     P = presets()
     assert set(P) == {"paper", "default"}, P.keys()
-    assert P["paper"]["ci_test"] == "mars" and P["paper"]["max_rows"] is None and P["paper"]["projection"] == "dirichlet"
-    assert {k for k in P["paper"] if P["paper"][k] != P["default"][k]} >= {"ci_test", "projection", "max_rows", "rank_by"}
+    paper = P["paper"]
+    assert paper["ci_test"] == "mars" and paper["max_rows"] is None and paper["projection"] == "dirichlet"
+    assert {k for k in paper if paper[k] != P["default"][k]} >= {"ci_test", "projection", "max_rows", "rank_by"}
 
 
 def test_course_order_follows_the_outline():
