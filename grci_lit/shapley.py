@@ -316,7 +316,7 @@ def rank_root_causes(
     names=None, # the p variable names (default: Series index, else 0..p-1)
     top:int=None, # keep at most this many (None: all positive ones)
 )->list: # names of the variables with Shapley value > 0, largest first, ties in input order
-    "Patient-specific root causes per Definition 4: variables with positive Shapley value, in decreasing order."
+    "Patient-specific root causes per Definition 4, without its ancestry check: variables with positive Shapley value, largest first."
     if names is None: names = list(shap_row.index) if isinstance(shap_row, pd.Series) else None
     s = np.asarray(shap_row, dtype=np.float64)
     if s.ndim != 1: raise ValueError(f"shap_row must be one patient's values (1-D), got shape {s.shape}")
