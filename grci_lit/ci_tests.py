@@ -25,7 +25,8 @@ from scipy.special import gammaincc, ndtr
 try: from numpy.linalg._umath_linalg import det as _det_gufunc     # np.linalg.det without its Python-side checks
 except ImportError: _det_gufunc = None
 
-from .hnm import check_matrix, zscore
+from .core import check_matrix
+from .hnm import zscore
 
 # %% ../nbs/05_ci_tests.ipynb #0aff7fb9
 def _check_weights(weights):
@@ -805,7 +806,7 @@ def plot_ci_residuals(
     return ax
 
 # %% ../nbs/05_ci_tests.ipynb #d0c60005
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/05_ci_tests.ipynb #d0c50005
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

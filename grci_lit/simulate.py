@@ -20,7 +20,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.special import expit, ndtr
 
-from .hnm import _attach, mad_scale, zscore
+from fastcore.basics import patch_to
+
+from .hnm import mad_scale, zscore
 
 # %% ../nbs/01_simulate.ipynb #f535c0f7
 def _sqrt1(x): return np.sqrt(x * x + 1.0)
@@ -271,7 +273,7 @@ def _sample_rows(self:DAGModel, data, err, rng)->DAGSample:
                      adj=self.adjacency[np.ix_(cols, cols)].copy(), parents_D=to_col(self.parents(t)),
                      ancestors_D=to_col(self.ancestors(t)), dag=self, columns=cols)
 
-_attach(DAGModel, "sample")(_sample)
+patch_to(DAGModel, nm="sample")(_sample)
 
 # %% ../nbs/01_simulate.ipynb #4a66e8f2
 def sample_dag(
@@ -316,7 +318,7 @@ def _terms(self:DAGSample,
     return fa, gm
 
 for _name, _fn in (("head", _head), ("normalized_errors", _normalized_errors), ("terms", _terms)):
-    _attach(DAGSample, _name)(_fn)
+    patch_to(DAGSample, nm=_name)(_fn)
 
 # %% ../nbs/01_simulate.ipynb #d008dca4
 def demo(
@@ -438,7 +440,6 @@ def _cdt_node(self:ZooDAG, c, parents_data, m, mechanisms):
         mech = cls(parents_data.shape[1], m, noise)
         return mech(parents_data)[:, 0], mech.noise[:, 0]
 
-@_attach(ZooDAG, "sample")
 def _sample_zoo(self:ZooDAG,
                 m:int, # number of rows (>= 2)
                 seed=None, # None, int or np.random.Generator
@@ -475,6 +476,8 @@ def _sample_zoo(self:ZooDAG,
             gm = multiplicative_function(zscore(data[:, pa] @ self.weights_multiplicative[pa, c]), self.multiplicative[c])
             data[:, c] = fa + err[:, c] * gm
     return _sample_rows(self, data, err, rng)
+
+patch_to(ZooDAG, nm="sample")(_sample_zoo)
 
 # %% ../nbs/01_simulate.ipynb #3b3d14fb
 def plot_pair(
@@ -546,7 +549,7 @@ def plot_dag(
     return ax
 
 # %% ../nbs/01_simulate.ipynb #d0c60001
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/01_simulate.ipynb #d0c50001
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)
