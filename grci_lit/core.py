@@ -343,7 +343,7 @@ def document_parameters(
         if inspect.isfunction(obj) and obj.__module__ == name: _add(obj, _parameter_section(obj, lines))
         elif inspect.isclass(obj) and obj.__module__ == name:
             for member in vars(obj).values():
-                f = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
+                f = getattr(member, "__func__", getattr(member, "f", member))   # class/static methods, fastcore's too
                 if inspect.isfunction(f) and f.__module__ == name and f.__name__ != "__init__":
                     _add(f, _parameter_section(f, lines, skip_self=True))
             init = vars(obj).get("__init__")

@@ -876,6 +876,9 @@ def _variant_settings(variant)->dict: return dict(resolve_settings(variant))    
 def _resolved_max_rows(g:GRCI): return g._settings().max_rows
 def _resolved_ci_test(g:GRCI): return g._settings().ci_test
 
+@patch(as_prop=True)
+def variant_(self:GRCI): return self.settings_.name or self.settings_     # earlier: the variant a fit ran (`settings_`)
+
 def __getattr__(name:str):
     "The names that moved to `grci_lit.ranking` and `grci_lit.stability`, found there."
     from grci_lit import ranking, stability

@@ -22,6 +22,7 @@ from scipy.special import expit, ndtr
 
 from fastcore.basics import patch_to
 
+from .core import Interval, check_scalar
 from .hnm import mad_scale, zscore
 
 # %% ../nbs/01_simulate.ipynb #f535c0f7
@@ -87,9 +88,7 @@ PAIR_CAUSES = ("uniform", "t5", "chi2")
 PAIR_NOISES = ("uniform", "t5", "exp")
 
 def _check_n(n, name="n"):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)): raise ValueError(f"{name} must be an integer, got {n!r}")
-    if n < 2: raise ValueError(f"{name} must be at least 2 (data are z-scored), got {n}")
-    return int(n)
+    return check_scalar(n, name, Interval(int, 2), text="an integer, at least 2 (the data are z-scored)")
 
 def sample_pair(
     model:str, # "lingam", "anm", "hnm" or "pnl"
@@ -173,9 +172,7 @@ class DAGModel:
 
 # %% ../nbs/01_simulate.ipynb #91da0d48
 def _check_int(v, name, low):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise ValueError(f"{name} must be an integer, got {v!r}")
-    if v < low: raise ValueError(f"{name} must be at least {low}, got {v}")
-    return int(v)
+    return check_scalar(v, name, Interval(int, low), text=f"an integer, at least {low}")
 
 def random_dag(
     p:int, # number of nodes, the diagnosis D included (>= 2)
