@@ -96,21 +96,22 @@ def _seeds(seeds)->list:
     if len(set(seeds)) < len(seeds): raise ValueError(f"seeds must be distinct, got {shown(seeds, 200)}")
     return seeds
 
-def _fit_one(X, D, seed, variant, reference, skeleton=None)->GRCI:
+def _fit_one(X, D, seed, variant, reference, skeleton=None, scheduler=None)->GRCI:
     "One GRCI fit for `fit_seeds`, single-threaded and silent (tie warnings are reported once by the caller)."
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TiedValuesWarning)
-        g = GRCI(variant=variant, seed=seed, reference=reference, n_jobs=1, verbose=False)
+        g = GRCI(variant=variant, seed=seed, reference=reference, n_jobs=1, scheduler=scheduler, verbose=False)
         return g.fit(X, D, skeleton=skeleton)
 
-def _fit_rest(X, D, seeds, variant, reference, skeleton, n_jobs, verbose, total)->list:
+def _fit_rest(X, D, seeds, variant, reference, skeleton, scheduler, n_jobs, verbose, total)->list:
     "The fits of the other seeds: side by side with joblib, or one by one with a bar (off a terminal: a line each)."
     if n_jobs != 1:
-        return Parallel(n_jobs=n_jobs)(delayed(_fit_one)(X, D, s, variant, reference, skeleton) for s in seeds)
+        one = delayed(_fit_one)
+        return Parallel(n_jobs=n_jobs)(one(X, D, s, variant, reference, skeleton, scheduler) for s in seeds)
     bar, fits = tqdm(seeds, desc="seeds", disable=None if verbose else True, leave=False), []
     for k, s in enumerate(bar, 2):
         if verbose and bar.disable: print(f"seeds: fit {k} of {total} (seed {s})", file=sys.stderr, flush=True)
-        fits.append(_fit_one(X, D, s, variant, reference, skeleton))
+        fits.append(_fit_one(X, D, s, variant, reference, skeleton, scheduler))
     return fits
 
 # %% ../nbs/08_stability.ipynb #288aa426
@@ -120,6 +121,7 @@ def fit_seeds(
     seeds=10, # number of fits (seeds 0, 1, ...) or the seeds themselves (distinct integers)
     variant=None, # as for `GRCI`: "default", "paper" or a `GRCISettings`
     reference=False, # as for `GRCI`
+    scheduler=None, # as for `GRCI`: where each fit's steps run
     n_jobs:int=1, # fits run side by side with joblib, each single-threaded (-1: all cores)
     verbose:bool=False, # progress bar over the fits (serial runs)
     skeleton=None, # a skeleton for every fit (see `GRCI.fit`); None: the first fit's, unless a jitter moves with seeds
@@ -129,10 +131,10 @@ def fit_seeds(
     seeds = _seeds(seeds)
     X_df, d = validate_data(X, D, positive=positive)   # fail once, here, rather than in every fit
     if skeleton is not None: skeleton = _given_skeleton(skeleton, X_df.columns)   # checked once, here
-    first = _fit_one(X_df, d, seeds[0], variant, reference, skeleton)   # also checks the settings against the data
+    first = _fit_one(X_df, d, seeds[0], variant, reference, skeleton, scheduler)   # checks the settings on the data
     fixed_ties = first.settings_.tie_seed is not None
     if skeleton is None and (fixed_ties or not first.tied_columns_): skeleton = first.skeleton_   # serves every seed
-    fits = [first] + _fit_rest(X_df, d, seeds[1:], variant, reference, skeleton, n_jobs, verbose, len(seeds))
+    fits = [first] + _fit_rest(X_df, d, seeds[1:], variant, reference, skeleton, scheduler, n_jobs, verbose, len(seeds))
     for f in fits: f.positive_ = 1 if positive is None else positive
     if fits[0].tied_columns_ and not fixed_ties:
         warnings.warn(f"column(s) {shown(fits[0].tied_columns_, 200)} have a value repeated more than k times; every "
