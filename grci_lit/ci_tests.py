@@ -673,7 +673,7 @@ def fisher_z_p_value(x, y, z=None): "p-value of `fisher_z_test`."; return fisher
 CI_TESTS = {} # name -> ci_test(x, y, z) -> p-value: the one registry of CI tests
 
 def register_ci_test(
-    name:str, # the name `GRCISettings(ci_test=...)`, `skeleton_stable(ci_test=...)` and `grci-lit bench skeleton --tests` take
+    name:str, # the name a fit's `ci_test` setting, `skeleton_stable` and `grci-lit bench skeleton --tests` take
     test, # a callable ci_test(x, y, z) -> p-value; z is None or an (n, k) matrix (k may be 0)
 ): # the test
     "Add (or replace) a CI test in `CI_TESTS`: every chapter and benchmark that takes a test name then knows it."
