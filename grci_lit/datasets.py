@@ -332,7 +332,7 @@ def plot_tuebingen_pair(
     return ax
 
 # %% ../nbs/10_datasets.ipynb #d0c60010
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/10_datasets.ipynb #d0c50010
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)
