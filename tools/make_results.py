@@ -416,7 +416,7 @@ each (the paper prints these only as a figure):
 """]
     if tue is not None:
         t = tue.set_index("method")[["pairs", "weighted_accuracy", "accuracy", "paper"]]
-        t.index = [{"grci": "GRCI, the paper's pairwise test", "grci_stable": "GRCI, the default's pairwise test"}.get(i, i) for i in t.index]
+        t.index = [{"grci": "GRCI, the paper's pairwise test", "grci_default": "GRCI, the default's pairwise test"}.get(i, i) for i in t.index]
         parts += [f"""## Tübingen cause-effect pairs (Section 5.1.2)
 
 Weighted accuracy over the {int(tue["pairs"].max())} pairs (seed 0), beside the paper's:
