@@ -1,3 +1,4 @@
 __version__ = "0.1.0"
 
-from .grci import GRCI, fit_seeds
+from .grci import GRCI
+from .stability import fit_seeds

@@ -227,7 +227,7 @@ def fig_tuebingen(tue, path=None):
         r = r.sort_index()
         acc = (r["weight"] * r["correct"]).cumsum() / r["weight"].cumsum()
         ax.plot(r.index, acc, lw=1.6 if name == "grci" else 1.0,
-                label=f"{name} ({weighted_accuracy(r):.3f}; paper {PAPER_TUEBINGEN.get(name, np.nan):.3f})")
+                label=f"{name} ({weighted_accuracy(r):.3f}" + (f"; paper {PAPER_TUEBINGEN[name]:.3f})" if name in PAPER_TUEBINGEN else ")"))
     ax.set_xlabel("pair number"); ax.set_ylabel("moving weighted accuracy")
     ax.set_ylim(0, 1.02); ax.axhline(0.5, color="grey", lw=0.7, ls=":")
     ax.legend(fontsize=7); ax.set_title("Tübingen cause-effect pairs (97 pairs, seed 0)", fontsize=9)
