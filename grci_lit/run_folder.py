@@ -26,7 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .tables import CLIError, shown, shown_names, shown_path
+from .core import shown
+from .tables import CLIError, shown_names, shown_path
 
 try: import fcntl   # Unix: the lock that tells a live run's folder from a killed one's
 except ImportError: fcntl = None
@@ -382,7 +383,7 @@ def stop_on_signals():
         for s, handler in previous.items(): signal.signal(getattr(signal, s), handler)
 
 # %% ../nbs/cli/03_run_folder.ipynb #9aed0f5f
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/cli/03_run_folder.ipynb #0cb07181
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

@@ -23,11 +23,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from . import __version__
-from .grci import GRCI, VARIANTS, SeedStability
+from .core import shown
+from .grci import GRCI
+from .run_folder import output_file
 from .shapley import plot_beeswarm, plot_waterfall
 from .skeleton import draw_graph
-from .tables import CLIError, plain_text, shown, write_csv
-from .run_folder import output_file
+from .stability import SeedStability
+from .tables import CLIError, plain_text, write_csv
 
 # %% ../nbs/cli/04_run_report.ipynb #9fbd2753
 REPORT_PATIENTS = 1000  # report.html lists at most this many patients, the highest predicted risks first
@@ -282,9 +284,8 @@ _RANKING_WORDS = {  # rank_by -> how a patient's root causes are chosen and orde
 }
 
 def ranking_words(g:GRCI)->str:
-    "How the fit's variant orders a patient's root causes, in words."
-    settings = VARIANTS.get(g.variant_, {}) if isinstance(g.variant_, str) else g.variant_
-    return _RANKING_WORDS[settings.get("rank_by", "shapley")]
+    "How the fit's settings (`settings_.rank_by`) order a patient's root causes, in words."
+    return _RANKING_WORDS[g.settings_.rank_by]
 
 # %% ../nbs/cli/04_run_report.ipynb #d50ed7ca
 def _data_section(run:FittedRun, options, table, figures)->list:
@@ -378,7 +379,7 @@ def report_html(
             f"<style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
 
 # %% ../nbs/cli/04_run_report.ipynb #0c1a1ec3
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/cli/04_run_report.ipynb #f969bae7
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

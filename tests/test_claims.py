@@ -85,9 +85,6 @@ _FILE = re.compile(r"[\w./-]+\.(?:csv|pkl|json|png|html|md|R|py|txt|parquet|pq|i
 # hits in chapters owned by another change, lead to clear at merge: {check: {notebook: [hit, ...]}}
 ALLOWED = {  # owned by another change, lead to clear at merge
     'names': {
-        '11_cli.ipynb': [
-            'cell 14: `stable` after `--variant paper`: an earlier variant\'s name (its settings are `EXPERIMENTS["stable"]` of chapter 13)',
-        ],
         '13_beyond_the_paper.ipynb': [
             "cell 40: `grci_stable`: the default's pairwise test under an earlier variant's name (`stable`); say the default's",
         ],

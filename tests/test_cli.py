@@ -379,20 +379,20 @@ def test_ci_test_option(sim_csv, tmp_path):
     r = cli("run", path, "--target", "dx", "--index-col", "pid", "--ci-test", "fisher_z", "--out", tmp_path / "o",
             "--quiet", "--plots", "0", "--no-report")
     assert r.returncode == 0, r.stderr
-    assert GRCI.load(tmp_path / "o" / "grci.pkl").ci_test == "fisher_z"
+    assert GRCI.load(tmp_path / "o" / "grci.pkl").settings_.ci_test == "fisher_z"
     r = cli("run", path, "--target", "dx", "--ci-test", "nope", "--out", tmp_path / "p")
     assert r.returncode == 2 and "--ci-test" in r.stderr and "fisher_z" in r.stderr
 
 
 def test_variant_option(sim_csv, tmp_path):
     "`--variant` reaches GRCI: the paper's variant's fit is the one `GRCI(variant='paper')` gives in Python."
-    from grci_lit.grci import GRCI
+    from grci_lit.grci import GRCI, PAPER
     path, df = sim_csv
     r = cli("run", path, "--target", "dx", "--index-col", "pid", "--variant", "paper", "--out", tmp_path / "o",
             "--quiet", "--plots", "0", "--no-report")
     assert r.returncode == 0, r.stderr
     g = GRCI.load(tmp_path / "o" / "grci.pkl")
-    assert g.variant == "paper" and g.variant_ == "paper"
+    assert g.settings_ == PAPER and g.settings_.name == "paper"
     X, D = df.set_index("pid")[NAMES], df.set_index("pid")["dx"]
     ref = GRCI(variant="paper", seed=0, verbose=False).fit(X, D)
     assert list(g.order_) == list(ref.order_)
@@ -502,7 +502,7 @@ def test_one_run_one_folder(sim_csv, tmp_path):
     assert record["command"] == ["grci-lit", *map(str, argv), "--seeds", "2", "--plots", "1", "--waterfalls", "1"]
     assert record["inputs"] == [{"path": str(path.resolve()), "bytes": path.stat().st_size,
                                  "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}]
-    assert record["settings"]["seeds"] == 2 and record["settings"]["alpha"] == 0.1
+    assert record["options"]["seeds"] == 2 and record["options"]["alpha"] is None and record["settings"]["alpha"] == 0.1
     assert record["started"] <= record["finished"]
     assert sorted(record["files"] + ["run.json"]) == _files(out)
     r = cli(*argv, "--plots", "0", "--no-report")                            # the same folder again
@@ -621,15 +621,15 @@ def test_wide_table_refused_at_once(tmp_path):
 
 
 def test_failed_refit_leaves_the_estimator(sim_csv):
-    "A fit that fails (here ties='error' on a tied column) leaves the earlier fit and its variant_ as they were."
-    from grci_lit.grci import GRCI
+    "A fit that fails (here ties='error' on a tied column) leaves the earlier fit and its settings_ as they were."
+    from grci_lit.grci import DEFAULT, GRCI, PAPER
     _, df = sim_csv
     X, D = df[NAMES], df.dx
     g = GRCI(seed=0, verbose=False).fit(X, D)
     before = {k: v for k, v in vars(g).items() if k.endswith("_")}
     with pytest.raises(ValueError, match="v3"):
-        g.set_params(variant="paper", ties="error").fit(X.assign(v3=(X.v3 > 0) * 1.0), D)
-    assert g.variant_ == before["variant_"] != "paper"
+        g.set_params(variant=PAPER.replace(ties="error")).fit(X.assign(v3=(X.v3 > 0) * 1.0), D)
+    assert g.settings_ is before["settings_"] and g.settings_ == DEFAULT
     assert all(getattr(g, k) is v for k, v in before.items())
 
 
@@ -712,7 +712,7 @@ def _odd_inputs(folder, df):
             "decimal commas": ((f("comma.csv"), "--target", "dx", "--sep", ";"), "pass --decimal ,"),
             "5 rows x 3000": ((f("short_wide.csv"), "--target", "dx"),
                               "short_wide.csv: 5 rows; GRCI needs at least 40"),
-            "--seed -1": ((*ok, "--seed", "-1"), "--seed must be an integer >= 0, got -1"),
+            "--seed -1": ((*ok, "--seed", "-1"), "--seed must be a non-negative integer, got -1"),
             "--n-jobs 0": ((*ok, "--n-jobs", "0"), "--n-jobs must be a non-zero integer (-1: every core), got 0"),
             "--sep ''": ((*ok, "--sep", ""), "--sep '': must be one character, or one of tab, comma"),
             "--encoding utf-16": ((*ok, "--encoding", "utf-16"), "--encoding 'utf-16': "),
