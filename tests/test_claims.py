@@ -81,15 +81,7 @@ FOREIGN_MODULES = {"np", "numpy", "pd", "pandas", "scipy", "stats", "xgb", "xgbo
 _FILE = re.compile(r"[\w./-]+\.(?:csv|pkl|json|jsonl|png|html|md|R|py|txt|parquet|pq|ipynb|zip|yml|toml|cff|ini)")
 
 # hits in chapters owned by another change, lead to clear at merge: {check: {notebook: [hit, ...]}}
-ALLOWED = {  # owned by another change, lead to clear at merge
-    'names': {
-        '11_cli.ipynb': [
-            'cell 14: `stable` after `--variant paper`: an earlier variant\'s name (its settings are `EXPERIMENTS["stable"]` of chapter 13)',
-            'cell 21: `DEFAULT_ROWS` is not in the package',
-            'cell 76: `LARGE_N_ROWS` is not in the package',
-        ],
-    },
-}
+ALLOWED = {}
 
 
 # ---------------------------------------------------------------- reading what a reader reads
