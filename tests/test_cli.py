@@ -238,10 +238,10 @@ def test_bench_pairs_tiny(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Synthetic pairs: 2 pairs per scenario, n = 200" in r.stdout and "Traceback" not in r.stderr
     t = pd.read_csv(tmp_path / "pairs.csv")
-    assert len(t) == 7 * 4 and sorted(set(t.method)) == ["grci", "grci_stable", "lingam", "resit"]
+    assert len(t) == 7 * 4 and sorted(set(t.method)) == ["grci", "grci_default", "lingam", "resit"]
     assert (t.pairs == 2).all() and (t.n == 200).all()
     right = (t.groupby("method").accuracy.sum() * 2).to_dict()                # right answers out of 7 x 2 pairs
-    assert right == {"grci": 7, "grci_stable": 9, "lingam": 9, "resit": 7}, right
+    assert right == {"grci": 7, "grci_default": 9, "lingam": 9, "resit": 7}, right
     # the same seed gives the same table
     r2 = cli("bench", "pairs", "--n-pairs", "2", "--n", "200", "--out", tmp_path / "again")
     assert (pd.read_csv(tmp_path / "again" / "pairs.csv").accuracy == t.accuracy).all()
