@@ -7,10 +7,10 @@ Docs: https://grci-lit.github.io/grci_lit/teaching.html.md"""
 # %% auto #0
 __all__ = ['SOLUTION_BEGIN', 'SOLUTION_END', 'ANSWER_BEGIN', 'ANSWER_END', 'CELL_TAGS', 'BLANK_ANSWER', 'STUDENT_NOTE',
            'INSTRUCTOR_NOTE', 'SKIP_FLAGS', 'WORDS_PER_MINUTE', 'TIME_LINE', 'COURSE', 'WEEKS', 'PROBLEM_SET_SECONDS',
-           'INSTALL_ID', 'INSTALL_CELL', 'read_notebook', 'write_notebook', 'cell_tags', 'directives',
-           'is_optional_heading', 'line_parts', 'cell_parts', 'Exercise', 'exercises', 'solution_part', 'reads',
-           'blank_solution', 'blank_answer', 'unmarked', 'reader_copy', 'student_copy', 'instructor_copy', 'grade',
-           'verify', 'problems', 'prose_words', 'reading_minutes', 'find_nbs', 'chapter_path', 'chapter_title',
+           'PROBLEM_SET_LINES', 'INSTALL_ID', 'INSTALL_CELL', 'read_notebook', 'write_notebook', 'cell_tags',
+           'directives', 'is_optional_heading', 'line_parts', 'cell_parts', 'Exercise', 'exercises', 'solution_part',
+           'reads', 'blank_solution', 'blank_answer', 'unmarked', 'reader_copy', 'student_copy', 'instructor_copy',
+           'grade', 'verify', 'problems', 'prose_words', 'reading_minutes', 'find_nbs', 'chapter_path', 'chapter_title',
            'learning_goals', 'course_plan', 'time_line', 'synced', 'times_file', 'sync_chapters', 'key_equation',
            'first_figure', 'toy_prompt', 'slide_deck', 'verify_many', 'write_times', 'main']
 
@@ -193,7 +193,7 @@ def blank_answer(
 
 def _is_maintainer(c):
     "The closing export cell: it rebuilds the package from a checkout, and fails anywhere else"
-    return c["cell_type"] == "code" and "nbdev_" + "export()" in c["source"]   # split: nbdev-test skips a cell calling it
+    return c["cell_type"] == "code" and "nbdev_" + "export()" in c["source"]   # split: nbdev-test skips it
 
 def unmarked(
     nb:dict, # a chapter
@@ -311,6 +311,7 @@ def verify(
     chapter, # a chapter that follows the convention
     folder, # where its student copy is written and run (outside a checkout it runs as a downloaded chapter does)
     timeout:int=600, # seconds allowed per cell
+    optional:bool=True, # False: the lesson and the exercises only, not the optional sections (which may need more)
 )->dict: # the chapter's seconds, its first error, and per exercise what its checks did on the blank and on the answer
     "Run a chapter's student copy: each check must fail on the blank and pass on the worked answer."
     src = read_notebook(chapter)
@@ -321,9 +322,13 @@ def verify(
     rep = dict(chapter=Path(chapter).stem, folder=str(path.parent), seconds=0.0, error=None,
                exercises=[dict(number=e.number, title=e.title, kind=e.kind) for e in found])
     first_check = {e.checks[0]: e for e in found if e.checks}
+    parts = cell_parts(student)
+    left_out = [c for c, p in zip(student["cells"], parts) if p == "optional" and _runs(c)] if not optional else []
+    rep["optional_cells_left_out"] = len(left_out)
     with _Shell(path) as shell:
         for i, c in enumerate(student["cells"]):
             if not _runs(c) or (i not in first_check and "check" in cell_tags(c)): continue
+            if not optional and parts[i] == "optional": continue
             if i not in first_check:
                 secs, err = _timed(shell, c["source"], timeout); rep["seconds"] += secs
                 if err: rep["error"] = f"cell {c.get('id')}: {err}"; break
@@ -409,7 +414,7 @@ COURSE = {  # chapter -> core or optional, the chapters and the maths it builds 
     "07_shapley": dict(core=True, after=("00",),
                        maths="logistic regression and log-odds; boosted trees; the Shapley value of a game",
                        equation=r"S_i = \frac{1}{p}"),
-    "08_grci": dict(core=True, after=("04", "06", "07"), maths="nothing beyond the chapters before it"),
+    "08_grci": dict(core=True, after=("04", "06", "07"), maths="no maths beyond theirs"),
     "09_metrics": dict(core=True, after=("01", "07"), maths="rankings and rank overlap; mean squared error"),
     "10_datasets": dict(core=True, after=("04", "09"), maths="weighted accuracy"),
     "11_cli": dict(core=False, after=("08",), maths="none: a shell and CSV files"),
@@ -424,6 +429,7 @@ WEEKS = (("00_hnm", "01_simulate", "02_partial_out", "03_mutual_info"),   # the 
          ("04_extract_errors", "05_ci_tests", "06_skeleton", "07_shapley"),
          ("08_grci", "09_metrics", "10_datasets"))
 PROBLEM_SET_SECONDS = 30   # a computed exercise fits a problem set if its worked answer and checks run within this
+PROBLEM_SET_LINES = 6      # ... and the worked answer is at most this many lines of code (comments not counted)
 
 # %% ../nbs/93_teaching.ipynb #c930047
 def find_nbs(
@@ -486,6 +492,9 @@ def course_plan(
         nb = read_notebook(find_nbs(nbs) / f"{name}.ipynb")
         words, t, found = prose_words(nb), times.get(name, {}), exercises(nb)
         seconds = lambda e: t.get("exercises", {}).get(str(e.number), math.inf)
+        lines = lambda e: sum(1 for l in solution_part(nb["cells"][e.answer]["source"]).splitlines()
+                              if l.strip() and not l.strip().startswith("#"))
+        fits = lambda e: e.kind == "conceptual" or (seconds(e) <= PROBLEM_SET_SECONDS and lines(e) <= PROBLEM_SET_LINES)
         rows.append(dict(chapter=name, title=chapter_title(nb), core=spec["core"], after=spec["after"],
                          maths=spec["maths"], words=words["lesson"] + words["exercises"],
                          reading=reading_minutes(words["lesson"] + words["exercises"]),
@@ -493,8 +502,7 @@ def course_plan(
                          optional_reading=reading_minutes(words["optional"]) if words["optional"] else 0,
                          seconds=t.get("seconds"), goals=learning_goals(nb), exercises=[e.title for e in found],
                          kinds=[e.kind for e in found],
-                         problem_set=[e.number for e in found
-                                      if e.kind == "conceptual" or seconds(e) <= PROBLEM_SET_SECONDS]))
+                         problem_set=[e.number for e in found if fits(e)]))
     return pd.DataFrame(rows).set_index("chapter")
 
 # %% ../nbs/93_teaching.ipynb #c930054
@@ -507,8 +515,9 @@ def time_line(
     row, # a row of `course_plan`
 )->str: # the line under a chapter's "What you will learn"
     "Minutes of reading and running, and what the chapter builds on, in one line."
-    run = ("under a minute of running" if row["seconds"] is None or row["seconds"] < 60
-           else f"about {math.ceil(row['seconds'] / 60)} minutes of running")
+    s = row["seconds"]
+    run = ("a running time not measured yet" if s is None or s != s else "under a minute of running" if s < 60
+           else f"about {math.ceil(s / 60)} minutes of running")
     more = f" (and {row['optional_reading']} in its optional *How it is built*)" if row["optional_reading"] else ""
     where = "core path" if row["core"] else "optional"
     return (f"*Time: about {row['reading']} minutes of reading{more} and {run}. Before it: {_chapters(row['after'])}; "
@@ -569,8 +578,8 @@ def sync_chapters(
 
 # %% ../nbs/93_teaching.ipynb #c930063
 def _sentence_before(text, pos):
-    "The last sentence of `text` before position `pos`, on one line"
-    before = re.sub(r"\s+", " ", text[:pos]).strip()
+    "The last sentence of `text` before position `pos`, on one line (display math before it left out)"
+    before = re.sub(r"\s+", " ", re.sub(r"\$\$.+?\$\$", ". ", text[:pos], flags=re.S)).strip()
     return re.split(r"(?<=[.:;!?])\s+(?=[A-Z(*`$])", before)[-1].strip()
 
 def key_equation(
@@ -659,6 +668,7 @@ def verify_many(
     jobs:int=2, # chapters run at once, each in a fresh Python process
     inside:bool=False, # run the copies in the checkout (a folder beside the chapters' folder), not in a temporary one
     python:str=None, # the Python that runs them (default: this one)
+    optional:bool=True, # False: the lesson and the exercises only (`verify`)
 )->list: # one `verify` report per chapter
     "`verify` every chapter, each in its own process."
     import tempfile
@@ -670,6 +680,7 @@ def verify_many(
             try:
                 out = Path(tmp) / "report.json"
                 cmd = [python or sys.executable, "-m", "grci_lit.course", "verify", str(p), "--folder", where]
+                cmd += [] if optional else ["--lesson"]
                 r = subprocess.run(cmd + ["--json", str(out)], capture_output=True, text=True)
                 if out.exists(): return json.loads(out.read_text())[0]
                 return dict(chapter=p.stem, error=(r.stderr or r.stdout).strip()[-2000:], seconds=0, exercises=[])
@@ -718,6 +729,7 @@ def _parser():
                                                "that follow the convention)")
     v.add_argument("--core", action="store_true", help="only the core path's chapters")
     v.add_argument("--inside", action="store_true", help="run the copies in the checkout, beside the chapters' folder")
+    v.add_argument("--lesson", action="store_true", help="the lesson and the exercises only, not the optional sections")
     v.add_argument("--jobs", type=int, default=2, help="chapters at once (default 2)")
     v.add_argument("--folder", help="run one chapter in this process, its copy written to FOLDER")
     v.add_argument("--json", help="write the reports to this JSON file")
@@ -743,7 +755,8 @@ def main(argv=None):
         print(("out of date: " if a.check else "updated: ") + (", ".join(changed) or "none"))
         return int(a.check and bool(changed))
     paths = _chapters_to(a, core_only=a.core)
-    reports = [verify(paths[0], a.folder)] if a.folder and len(paths) == 1 else verify_many(paths, a.jobs, a.inside)
+    if a.folder and len(paths) == 1: reports = [verify(paths[0], a.folder, optional=not a.lesson)]
+    else: reports = verify_many(paths, a.jobs, a.inside, optional=not a.lesson)
     if a.json: Path(a.json).write_text(json.dumps(reports, indent=1))
     if a.times: write_times(reports, a.times)
     rows = [dict(chapter=r["chapter"], seconds=r["seconds"], exercises=len(r["exercises"]),

@@ -24,8 +24,8 @@ NBS = ROOT / "nbs"
 COURSE_PYTHON = os.environ.get("GRCI_COURSE_PYTHON")          # .ci/run: the student's fresh environment
 PENDING = {"13_beyond_the_paper": "its exercises are being rewritten; they need solution markers, check cells and "
                                   "their outputs kept"}
-READS_CHECKOUT = {  # chapters whose cells read files of the checkout: verified inside it, until they read the package
-    "04_extract_errors": "../results/pairs_paired.csv",
+READS_CHECKOUT = {  # chapters whose cells read files of the checkout (until they read the package instead)
+    "04_extract_errors": "../results/pairs_paired.csv",   # in its optional section only
     "13_beyond_the_paper": "../results/beyond_the_paper",
     "14_scale": "../results/scale",
 }
@@ -96,7 +96,8 @@ def _row(r, job):
     "One line of the table: where a chapter ran, its seconds, its exercises and how its checks did"
     checked = [e for e in r["exercises"] if e.get("checks")]
     return dict(chapter=r["chapter"], environment="course" if job[1] else "dev",
-                where="checkout" if job[2] else "alone", seconds=r["seconds"], exercises=len(r["exercises"]),
+                where="checkout" if job[2] else "alone", parts="whole" if job[3] else "lesson, exercises",
+                seconds=r["seconds"], exercises=len(r["exercises"]),
                 checks=sum(e["checks"] for e in checked),
                 fail_on_blank=sum(all(e["on_blank"]) for e in checked),
                 pass_on_answer=sum(not any(e["on_answer"]) and not e["answer_error"] for e in checked))
@@ -104,11 +105,14 @@ def _row(r, job):
 
 @pytest.fixture(scope="module")
 def verified():
-    "Every chapter's student copy verified, two at a time: the core in the student's environment, outside a checkout"
+    """Every chapter's student copy verified, two at a time. A core chapter's lesson and exercises run in the student's
+    environment, outside a checkout; an optional chapter runs whole, in this environment (inside the checkout if it
+    reads files of it). The optional sections of the core chapters run in tests/test_notebooks.py."""
     names = CORE if os.environ.get("GRCI_COURSE_CORE_ONLY") else [n for n in CHAPTERS if n not in PENDING]
-    jobs = [(n, COURSE_PYTHON if course.COURSE[n]["core"] else None, n in READS_CHECKOUT) for n in names]
+    core = lambda n: course.COURSE[n]["core"]
+    jobs = [(n, COURSE_PYTHON if core(n) else None, not core(n) and n in READS_CHECKOUT, not core(n)) for n in names]
     with ThreadPoolExecutor(2) as pool:
-        reports = list(pool.map(lambda j: course.verify_many([NBS / f"{j[0]}.ipynb"], 1, j[2], j[1])[0], jobs))
+        reports = list(pool.map(lambda j: course.verify_many([NBS / f"{j[0]}.ipynb"], 1, j[2], j[1], j[3])[0], jobs))
     print("\n" + course._table([_row(r, j) for r, j in zip(reports, jobs)], list(_row(reports[0], jobs[0]))))
     return {r["chapter"]: r for r in reports}
 

@@ -280,7 +280,7 @@ _SLIDES = """<!doctype html>
 {sections}
 </div></div>
 <script src="reveal/reveal.js"></script>
-<script>Reveal.initialize({{hash: true, slideNumber: 'c/t', width: 1100, height: 700}});
+<script>Reveal.initialize({{hash: true, slideNumber: 'c/t', width: 1100, height: 700, transition: 'none'}});
 Reveal.on('slidechanged', () => window.MathJax && MathJax.Hub.Queue(['Rerender', MathJax.Hub]));</script>
 </body></html>
 """
