@@ -165,15 +165,19 @@ def test_every_chapter_page_has_an_errata_link(site):
         q = parse_qs(url.query)
         assert url.path.endswith("/issues/new") and q["template"] == ["erratum.md"], f"{name}: {m[1]}"
         h1 = re.search(r"<h1[^>]*>(.*?)</h1>", text, re.S)
-        title = re.sub(r"<[^>]+>", "", h1[1]).replace("¶", "").strip() if h1 else ""
-        assert q["title"][0].startswith("Erratum: chapter ") and title and title in q["title"][0], (name, q["title"])
+        title = html_mod.unescape(re.sub(r"<[^>]+>", "", h1[1])).replace("¶", "").strip() if h1 else ""
+        own = re.search(r'class="cur" href="[^"]*"><span class="grci-num">(\w+)</span>', text)   # its sidebar number
+        expect = f"Erratum: chapter {own[1]} {title}" if own else f"Erratum: {title}"
+        assert title and q["title"] == [expect], (name, q["title"], expect)
     template = Path(__file__).resolve().parents[1] / ".github" / "ISSUE_TEMPLATE" / "erratum.md"
     assert "**Chapter**" in template.read_text() and "**Cell**" in template.read_text()
 
 
 def test_answers_are_folded_and_their_markers_hidden(site):
     "A worked answer shows without nbgrader's marker lines, folded; an answer key folds under 'Answer key'."
-    for name, _ in _chapter_pages(site):
+    from grci_lit import course
+    for n in course.COURSE:
+        name = re.sub(r"^\d+_", "", n) + ".html"
         text = (site / name).read_text()
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text, f"{name} shows a solution marker"
     grci = (site / "grci.html").read_text()

@@ -169,8 +169,9 @@ def _chrome(pages, i, toc):
                      f'({posixpath.basename(pages[i]["ipynb"])})</a>')
     if pages[i].get('slides'): links.append(f'<a class="grci-slides" href="{_rel(f, pages[i]["slides"])}">Slides</a>')
     if pages[i].get('erratum'):
+        where = 'in this chapter' if pages[i]['num'] else 'on this page'
         links.append(f'<a class="grci-erratum" href="{html.escape(pages[i]["erratum"])}" rel="noopener">Report an error '
-                     f'in this chapter</a>')
+                     f'{where}</a>')
     dl = f'<p class="grci-download">{" · ".join(links)}</p>' if links else ''
     toc_html = ''
     if toc:
@@ -209,6 +210,7 @@ def _fix_links(body, page, pages, ids):
 
     def fix(m):
         pre, href, post, inner = m[1], html.unescape(m[2]), m[3], m[4]
+        if 'grci-slides' in pre: return m[0]                 # a deck, not a page of the site
         url, _, anchor = href.partition('#')
         target, doclink = None, url.startswith(_BASE_URL)
         if doclink: target = by_base.get(url[len(_BASE_URL):].replace('/', '_') or 'index.html')   # bench/runner.html: bench_runner.html
@@ -267,7 +269,7 @@ def _erratum_url(cfg, page):
     "A new issue from the erratum template, its title naming the chapter"
     from urllib.parse import urlencode
     repo = str(cfg.get('git_url') or '').rstrip('/') or 'https://github.com/grci-lit/grci_lit'
-    title = f"Erratum: chapter {page['num']} {page['title']}".replace('  ', ' ')
+    title = f"Erratum: chapter {page['num']} {page['title']}" if page['num'] else f"Erratum: {page['title']}"
     return f"{repo}/issues/new?" + urlencode({'template': 'erratum.md', 'labels': 'erratum', 'title': title})
 
 
@@ -299,8 +301,9 @@ def _write_slides(src, dest, out, title):
         img = (f'<img class="deck-fig" alt="a figure of the chapter" src="data:image/png;base64,{s["image"]}">'
                if s.get('image') else '')
         tag = 'h1' if k == 0 else 'h2'
+        text = re.sub(r'\]\((\w+)\.ipynb\)', lambda m: f'](../{re.sub(r"^[0-9]+_", "", m[1])}.html)', s['markdown'])  # pages
         sections.append(f'<section><{tag}>{html.escape(s["title"])}</{tag}>{img}'
-                        f'<div class="deck-text">{markdown2html(s["markdown"])}</div></section>')
+                        f'<div class="deck-text">{markdown2html(text)}</div></section>')
     back = (f'<section><h2>The chapter</h2><p><a href="../{html.escape(dest.name)}">Read it on the site</a></p>'
             '</section>')
     template = (SITE / 'template' / 'index.html.j2').read_text()
