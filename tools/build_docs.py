@@ -63,7 +63,7 @@ def _exercise_cells(nb, students=False):
     `code-fold`), an answer key folds under "Answer key"; built for students, both are blanks (`grci_lit.course`)"""
     from grci_lit import course
     if students:
-        plain = course.student_copy({'cells': [dict(c, source=c.source) for c in nb.cells], 'metadata': {}})
+        plain = _student_copy({'cells': [dict(c, source=c.source) for c in nb.cells], 'metadata': {}})
         keep = {c.get('id') for c in plain['cells']}
         by_id = {c.get('id'): c for c in plain['cells']}
         nb.cells = [c for c in nb.cells if c.get('id') in keep]
@@ -81,6 +81,13 @@ def _exercise_cells(nb, students=False):
         if 'answer' in tags and c.cell_type == 'markdown':
             key = c.source.replace(course.ANSWER_BEGIN, '').replace(course.ANSWER_END, '').strip()
             c.source = f'<details class="grci-answer"><summary>Answer key</summary>\n\n{key}\n\n</details>'
+
+
+def _student_copy(nb):
+    "`grci_lit.course.student_copy`; a chapter whose exercises do not follow the convention loses its folded answers"
+    from grci_lit import course
+    bad = set(course.unmarked(nb))
+    return course.student_copy(dict(nb, cells=[c for c in nb['cells'] if c.get('id') not in bad]))
 
 
 def _prep(nb, classes=(), students=False):
@@ -262,7 +269,7 @@ def _download_copy(src, dest, students=False):
     from grci_lit import course
     dest.parent.mkdir(parents=True, exist_ok=True)
     nb = course.read_notebook(src)
-    course.write_notebook(course.student_copy(nb) if students else course.reader_copy(nb), dest)
+    course.write_notebook(_student_copy(nb) if students else course.reader_copy(nb), dest)
 
 
 def _erratum_url(cfg, page):
