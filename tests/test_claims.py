@@ -58,6 +58,7 @@ RETIRED = {
 # names of other software the prose may cite in backticks: R functions and packages, Python and its libraries,
 # environment variables, files, shell words
 FOREIGN = set("""
+test_eq test_close test_fail allowed_cell_metadata_keys NameError
 earth_test FindKnot ForwardPass GetSpanParams DirectHNM_fast_Y DirectLiNGAM_fast_Y FindSink PartialOut CompareG
 spline_regressionR normalizeData_HNM normalizeData normalize01 one_entropy diff_entropy causal_direc learn_DAG_order
 my_skeleton G_old pcalg getNextSet train_xgboost_class ttest_fast cond_outl_HNM model_subst_HNM eval_scores SIM
@@ -200,17 +201,18 @@ def exported():
 
 @lru_cache(maxsize=None)
 def cli_options():
-    "{option: choices or None} of every option of `grci-lit` and `grci-lit bench`, subcommands included"
+    "{option: choices or None} of every option of `grci-lit`, `grci-lit bench` and `python -m grci_lit.course`"
     import argparse
     from grci_lit.cli import build_parser
     from grci_lit.bench.command import build_parser as bench_parser
+    from grci_lit.course import _parser as course_parser
     opts = {}
     def walk(p):
         for a in p._actions:
             for o in a.option_strings: opts[o] = list(a.choices) if a.choices else opts.get(o)
             if isinstance(a, argparse._SubParsersAction):
                 for sp in a.choices.values(): walk(sp)
-    walk(build_parser()); walk(bench_parser())
+    walk(build_parser()); walk(bench_parser()); walk(course_parser())
     return opts
 
 
@@ -413,13 +415,14 @@ def setting_hits(text):
 # ---------------------------------------------------------------- (c) terms after their definition
 def course():
     """The course in reading order, as notebook paths under nbs/: the index, the chapters of its outline table (the
-    appendix last among them), then the harness's pages in the order the index links them"""
+    appendices last among them), then the pages the index links elsewhere (the syllabus, the harness) in that order"""
     cells = json.loads((NBS / "index.ipynb").read_text())["cells"]
     text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     outline = text.split("## Course outline", 1)[1]
     by_page = {page_of(p): p.relative_to(NBS).as_posix() for p in NBS.rglob("*.ipynb") if not p.name.startswith("_")}
     order = ["index.ipynb"]
-    for page in re.findall(r"\]\(([\w.]+\.html)(?:#[^)]*)?\)", outline):
+    table = "\n".join(l for l in outline.splitlines() if l.startswith("|"))     # the outline's rows, then the rest
+    for page in re.findall(r"\]\(([\w.]+\.html)(?:#[^)]*)?\)", table + "\n" + outline):
         nb = by_page.get(page)
         if nb and nb not in order and nb != "glossary.ipynb": order.append(nb)
     return order
@@ -607,7 +610,8 @@ def test_presets_are_the_papers_and_the_defaults():
 
 def test_course_order_follows_the_outline():
     order = course()
-    assert order[0] == "index.ipynb" and order[1] == "00_hnm.ipynb", order
+    chapters = [nb for nb in order if re.match(r"[0-8]\d_", nb)]                 # the numbered lessons, not appendices
+    assert order[0] == "index.ipynb" and chapters[0] == "00_hnm.ipynb", order
     assert order.index("14_scale.ipynb") < order.index("90_r_code.ipynb") < order.index("bench/00_paper.ipynb"), order
 
 
