@@ -309,6 +309,7 @@ def _write_slides(src, dest, out, title):
                if s.get('image') else '')
         tag = 'h1' if k == 0 else 'h2'
         text = re.sub(r'\]\((\w+)\.ipynb\)', lambda m: f'](../{re.sub(r"^[0-9]+_", "", m[1])}.html)', s['markdown'])  # pages
+        text = re.sub(r'\]\((?![a-z]+:|#|\.\./|/)([^)\s]+\.html(?:#[^)\s]*)?)\)', r'](../\1)', text)  # a page's link
         sections.append(f'<section><{tag}>{html.escape(s["title"])}</{tag}>{img}'
                         f'<div class="deck-text">{markdown2html(text)}</div></section>')
     back = (f'<section><h2>The chapter</h2><p><a href="../{html.escape(dest.name)}">Read it on the site</a></p>'
