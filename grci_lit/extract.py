@@ -6,9 +6,9 @@ Docs: https://grci-lit.github.io/grci_lit/extract_errors.html.md"""
 
 # %% auto #0
 __all__ = ['SINK_RULES', 'PROJECTIONS', 'TOY_HNM_EDGES', 'subsample_rows', 'register_sink_rule', 'check_sink_rule',
-           'mi_sink_rule', 'sink_score', 'find_sink', 'likelihood_sink_rule', 'hsic_sink_rule', 'AveragedPartialOut',
-           'ExtractStep', 'extract_steps', 'ErrorModel', 'sink_margin', 'extract_errors', 'toy_hnm', 'Direction',
-           'causal_direction', 'plot_extract_step']
+           'mi_sink_rule', 'sink_score', 'find_sink', 'AveragedPartialOut', 'ExtractStep', 'extract_steps',
+           'ErrorModel', 'sink_margin', 'extract_errors', 'toy_hnm', 'Direction', 'causal_direction',
+           'plot_extract_step', 'likelihood_sink_rule', 'hsic_sink_rule']
 
 # %% ../nbs/04_extract_errors.ipynb #b5701e59
 from dataclasses import dataclass
@@ -139,49 +139,6 @@ def find_sink(
     s = np.asarray(scores, dtype=float)
     if rem.min() < 0 or rem.max() >= s.size: raise ValueError(f"remaining indices must lie in 0..{s.size - 1}")
     return int(rem[np.argmin(np.where(np.isnan(s[rem]), np.inf, s[rem]))])
-
-# %% ../nbs/04_extract_errors.ipynb #5a1e0004
-def likelihood_sink_rule(
-    V:np.ndarray, # n x q the candidate's neighbours (this rule does not read them)
-    x:np.ndarray, # n the candidate's values
-    r:np.ndarray, # n its Partial-Out residual given V
-    scale:np.ndarray, # n Partial-Out's fitted scale sigma_hat(V) (positive)
-    k:int=10, # unused (the registry's signature)
-)->float: # H(R) + mean log sigma_hat - H(X): the code length the neighbours save, negated; the lowest is the sink
-    "LOCI-style: the location-scale model's conditional negative log-likelihood of x given V minus x's marginal one."
-    return float(differential_entropy(r) + np.mean(np.log(scale)) - differential_entropy(x))
-
-def _fourier_features(
-    z:np.ndarray, # n values
-    features:int, # random Fourier features of a Gaussian kernel (bandwidth 1 on the normal scores)
-    seed:int, # the frequencies' seed
-)->np.ndarray: # n x features, centred
-    "The normal scores of `z` through seeded random Fourier features, each column centred."
-    rng = np.random.default_rng(seed)
-    u = norm.ppf((rankdata(z) - 0.5) / len(z))
-    F = np.cos(u[:, None] * rng.standard_normal(features) + rng.uniform(0, 2 * np.pi, features))
-    return F - F.mean(0)
-
-def hsic_sink_rule(
-    V:np.ndarray, # n x q the candidate's neighbours
-    x:np.ndarray, # n the candidate's values (this rule does not read them)
-    r:np.ndarray, # n its Partial-Out residual given V
-    scale:np.ndarray, # n Partial-Out's fitted scale (this rule does not read it)
-    k:int=10, # unused (the registry's signature)
-    features:int=64, # random Fourier features per variable
-    seed:int=0, # their frequencies (the same for every candidate)
-)->float: # max over the neighbours of the normalised HSIC of (V_j, r), in [0, 1]; the lowest is the sink
-    "RESIT-style: the residual's largest kernel dependence on one neighbour (HSIC, normalised, on normal scores)."
-    R = _fourier_features(r, features, seed)
-    rr = np.linalg.norm(R.T @ R)
-    def one(v):
-        F = _fourier_features(v, features, seed + 1)
-        return np.linalg.norm(F.T @ R) ** 2 / (np.linalg.norm(F.T @ F) * rr)
-    return max(float(one(V[:, j])) for j in range(V.shape[1]))
-
-register_sink_rule("likelihood", likelihood_sink_rule)
-register_sink_rule("hsic", hsic_sink_rule)
-
 
 # %% ../nbs/04_extract_errors.ipynb #a7d3c2e1
 @dataclass(eq=False)
@@ -457,6 +414,49 @@ def plot_extract_step(
     bx.set_xlabel(f"true $E_{st.sink}$"); bx.set_ylabel(f"recovered $E_{st.sink}$")
     bx.set_title(f"corr = {r:.3f}", fontsize=10)
     return axs
+
+# %% ../nbs/04_extract_errors.ipynb #5a1e0004
+def likelihood_sink_rule(
+    V:np.ndarray, # n x q the candidate's neighbours (this rule does not read them)
+    x:np.ndarray, # n the candidate's values
+    r:np.ndarray, # n its Partial-Out residual given V
+    scale:np.ndarray, # n Partial-Out's fitted scale sigma_hat(V) (positive)
+    k:int=10, # unused (the registry's signature)
+)->float: # H(R) + mean log sigma_hat - H(X): the code length the neighbours save, negated; the lowest is the sink
+    "LOCI-style: the location-scale model's conditional negative log-likelihood of x given V minus x's marginal one."
+    return float(differential_entropy(r) + np.mean(np.log(scale)) - differential_entropy(x))
+
+def _fourier_features(
+    z:np.ndarray, # n values
+    features:int, # random Fourier features of a Gaussian kernel (bandwidth 1 on the normal scores)
+    seed:int, # the frequencies' seed
+)->np.ndarray: # n x features, centred
+    "The normal scores of `z` through seeded random Fourier features, each column centred."
+    rng = np.random.default_rng(seed)
+    u = norm.ppf((rankdata(z) - 0.5) / len(z))
+    F = np.cos(u[:, None] * rng.standard_normal(features) + rng.uniform(0, 2 * np.pi, features))
+    return F - F.mean(0)
+
+def hsic_sink_rule(
+    V:np.ndarray, # n x q the candidate's neighbours
+    x:np.ndarray, # n the candidate's values (this rule does not read them)
+    r:np.ndarray, # n its Partial-Out residual given V
+    scale:np.ndarray, # n Partial-Out's fitted scale (this rule does not read it)
+    k:int=10, # unused (the registry's signature)
+    features:int=64, # random Fourier features per variable
+    seed:int=0, # their frequencies (the same for every candidate)
+)->float: # max over the neighbours of the normalised HSIC of (V_j, r), in [0, 1]; the lowest is the sink
+    "RESIT-style: the residual's largest kernel dependence on one neighbour (HSIC, normalised, on normal scores)."
+    R = _fourier_features(r, features, seed)
+    rr = np.linalg.norm(R.T @ R)
+    def one(v):
+        F = _fourier_features(v, features, seed + 1)
+        return np.linalg.norm(F.T @ R) ** 2 / (np.linalg.norm(F.T @ F) * rr)
+    return max(float(one(V[:, j])) for j in range(V.shape[1]))
+
+register_sink_rule("likelihood", likelihood_sink_rule)
+register_sink_rule("hsic", hsic_sink_rule)
+
 
 # %% ../nbs/04_extract_errors.ipynb #d0c60004
 from .core import document_parameters

@@ -54,7 +54,8 @@ def stage_lofo(a):
                       if isinstance(v, dict)) + f", true errors {res['true_errors']:.3f} ({time.perf_counter() - t:.0f} s)", flush=True)
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         report, tuning = zoo_results(Store("zoo", a.records)), zoo_results(Store("zoo_tuning", a.records))
-        if len(report) and len(tuning): print(lofo_table(report, tuning).to_string(index=False))
+        rankings = zoo_results(Store("zoo_rankings_tuning", a.records))
+        if len(report) and len(tuning): print(lofo_table(report, tuning, rankings if len(rankings) else None).to_string(index=False))
         print(sink_rule_table(sink_rule_rows(store)).to_string(index=False))
 
 

@@ -1,9 +1,10 @@
 """Leave one family out: the default judged on each zoo family with that family held out, and Find-Sink's rules
 (`SINK_RULES`) on the ladder. Two measurements, one module:
 
-- `lofo_table` reads the stores `zoo` (report seeds) and `zoo_tuning` (tuning seeds) and fits nothing: per held-out
-  family, the default minus the paper's algorithm on that family's report seeds, and which of the variants measured
-  on the tuning seeds the protocol would have chosen from the other six families alone, with its difference there.
+- `lofo_table` reads the stores `zoo` (report seeds), `zoo_tuning` and `zoo_rankings_tuning` (tuning seeds) and fits
+  nothing: per held-out family, the default minus the paper's algorithm on that family's report seeds, and what the
+  protocol would have chosen from the other six families alone (a variant measured on the tuning seeds, then the
+  default's shape rule or not), with its difference on the held-out family.
 - `sink_rule_ladder` fits: on one zoo data set, each sink rule's errors through one Shapley model (the default's
   errors, and its errors given the true skeleton) beside the errors of Partial-Out on the true parents and the true
   errors, each scored against the ground-truth Shapley values (`zoo_sink_rules` store)."""
@@ -27,25 +28,46 @@ def _diff(t)->str:
     return f"{t['diff']:+.3f} [{t['ci_low']:+.3f}, {t['ci_high']:+.3f}] {int(t['wins'])}/{int(t['losses'])}"
 
 
+SHAPE_RULE = f"window by shape {DEFAULT.smooth_ratio}"   # the default's ranking rule among the stored ranking rules
+
+
+def _mean_gain(rows:pd.DataFrame, other:str, base:str)->float:
+    "Mean paired RBO difference other - base over the data sets of `rows` (`zoo_results` rows)."
+    w = rows.pivot_table(index=["family", "p", "n", "seed"], columns="label", values="rbo")
+    return float((w[other] - w[base]).mean())
+
+
 def lofo_table(
     report:pd.DataFrame, # `zoo_results` rows of the report seeds (labels "paper", "default" and the candidates)
     tuning:pd.DataFrame, # `zoo_results` rows of the tuning seeds (the paper and the candidates)
+    rankings:pd.DataFrame=None, # `zoo_results` rows of the ranking rules on the tuning seeds ("one window", `SHAPE_RULE`)
     candidates=None, # the variants the protocol chooses among (None: every label in both but the paper and "default")
 )->pd.DataFrame: # one row per held-out family: data sets, default - paper, the choice without the family, its difference
-    "Per held-out family: the default minus the paper's algorithm there, and what the other six families would have chosen."
+    """Per held-out family: the default minus the paper's algorithm there, and what the protocol would have chosen
+    from the other six families alone: the variant with the largest mean gain over the paper's algorithm on their
+    tuning seeds, then (with `rankings`) the default's shape rule in place of one window if it gains there too."""
     if candidates is None:
         candidates = sorted(set(report.label) & set(tuning.label) - {"paper", "default"})
-    rows = []
+    rows, chosen = [], []
     for fam in sorted(set(report.family)):
-        here = report[report.family == fam]
+        here, rest = report[report.family == fam], tuning[tuning.family != fam]
         d = zoo_table(here, "default", "paper", by=()).iloc[0]
-        rest = tuning[tuning.family != fam].pivot_table(index=["family", "p", "n", "seed"], columns="label", values="rbo")
-        gain = {c: float((rest[c] - rest["paper"]).mean()) for c in candidates}
+        gain = {c: _mean_gain(rest, c, "paper") for c in candidates}
         pick = max(gain, key=gain.get)
+        shape = np.nan
+        if rankings is not None and pick == "one window":
+            shape = _mean_gain(rankings[rankings.family != fam], SHAPE_RULE, "one window")
+            if shape > 0: pick = "default"
         c = zoo_table(here, pick, "paper", by=()).iloc[0]
+        chosen.append(pd.concat([here[here.label == "paper"], here[here.label == pick].assign(label="chosen")]))
         rows.append({"held-out family": fam, "data sets": int(d["data_sets"]), "default - paper": _diff(d),
-                     "chosen without it": pick, "its tuning gain": round(gain[pick], 3), "chosen - paper": _diff(c),
-                     "default above paper": bool(d["ci_low"] > 0)})
+                     "default above paper": bool(d["ci_low"] > 0), "variant's tuning gain": round(max(gain.values()), 3),
+                     "shape rule's tuning gain": round(shape, 4), "chosen without it": pick,
+                     "chosen - paper": _diff(c), "chosen above paper": bool(c["ci_low"] > 0)})
+    d, c = zoo_table(report, "default", "paper", by=()).iloc[0], zoo_table(pd.concat(chosen), "chosen", "paper", by=()).iloc[0]
+    rows.append({"held-out family": "every family", "data sets": int(d["data_sets"]), "default - paper": _diff(d),
+                 "default above paper": bool(d["ci_low"] > 0), "chosen without it": "each fold's",
+                 "chosen - paper": _diff(c), "chosen above paper": bool(c["ci_low"] > 0)})
     return pd.DataFrame(rows)
 
 
@@ -102,7 +124,12 @@ def sink_rule_table(
     wide = rows.assign(col=np.where(rows.rule == "-", rows.rung, rows.rule + ": " + rows.rung)).pivot_table(
         index=["family", "p", "n", "seed"], columns="col", values="rbo")
     cols = [f"{r}: {g}" for r in SINK_RULES for g in RULE_RUNGS if f"{r}: {g}" in wide] + SHARED_RUNGS
-    t = wide.groupby("family")[cols].mean()
-    t.loc["every family"] = wide[cols].mean()
+    t = wide.groupby("family")[cols].mean().round(3)
+    t.loc["every family"] = wide[cols].mean().round(3)
     t.insert(0, "data sets", list(wide.groupby("family").size()) + [len(wide)])
-    return t.round(3).rename_axis("family").reset_index()
+    rec = rows[rows.rung == "recovered"].rename(columns={"rule": "label"}).assign(seconds=np.nan)
+    for r in [r for r in SINK_RULES if r != "mi" and r in set(rec.label)]:    # each rule against the paper's, paired
+        pair = rec[rec.label.isin(["mi", r])]
+        per = zoo_table(pair, r, "mi", by=("family",))
+        t[f"{r} - mi: recovered"] = [_diff(per.loc[f]) for f in t.index[:-1]] + [_diff(zoo_table(pair, r, "mi", by=()).iloc[0])]
+    return t.rename_axis("family").reset_index()

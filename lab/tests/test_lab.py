@@ -134,6 +134,7 @@ def test_lofo_table_chooses_without_the_held_out_family():
     assert t.loc["f", "chosen without it"] == "b" and t.loc["g", "chosen without it"] == "a"
     assert t.loc["f", "chosen - paper"].startswith("+0.000") and t.loc["g", "chosen - paper"].startswith("+0.000")
     assert t.loc["f", "default - paper"].endswith(" 5/1") and t.loc["f", "data sets"] == 6
+    assert t.loc["every family", "chosen - paper"].startswith("+0.000") and t.loc["every family", "data sets"] == 12
 
 
 def test_rankings_stage_scores_every_rule_on_one_fit(tmp_path):
