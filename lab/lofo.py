@@ -8,6 +8,8 @@
 - `sink_rule_ladder` fits: on one zoo data set, each sink rule's errors through one Shapley model (the default's
   errors, and its errors given the true skeleton) beside the errors of Partial-Out on the true parents and the true
   errors, each scored against the ground-truth Shapley values (`zoo_sink_rules` store)."""
+import time
+
 import numpy as np
 import pandas as pd
 
@@ -79,8 +81,8 @@ def sink_rule_ladder(
     rules=None, # names of `SINK_RULES` (None: every one)
     n_truth:int=20_000, # rows of the ground-truth model
     store:Store=None, # where the rungs are kept: a rule stored for this data set is read back, not refitted
-)->dict: # rule -> {recovered, true_skeleton}, plus true_parents and true_errors (RBO through one Shapley model)
-    "One zoo data set's ladder for each sink rule: the default's errors under the rule, and given the true skeleton."
+)->dict: # rule -> {recovered, true_skeleton, seconds}, plus true_parents and true_errors (RBO through one Shapley model)
+    "One zoo data set's ladder for each sink rule: the default's errors under the rule, and given the true skeleton (and the two fits' CPU seconds)."
     rules = list(SINK_RULES) if rules is None else list(rules)
     name = zoo_name(family, p, n, seed)
     have = dict(store.get(name, {})) if store is not None else {}
@@ -97,7 +99,9 @@ def sink_rule_ladder(
                             true_errors=rbo(pd.DataFrame(s.E, columns=X.columns)))
                 continue
             fit = lambda skeleton=None: make_grci(DEFAULT.replace(sink_rule=rule), seed=0).fit(X, s.D, skeleton=skeleton).errors_
-            have[rule] = dict(recovered=rbo(fit()), true_skeleton=rbo(fit(s.adj | s.adj.T)))
+            t = time.process_time()
+            errors = fit(), fit(s.adj | s.adj.T)
+            have[rule] = dict(recovered=rbo(errors[0]), true_skeleton=rbo(errors[1]), seconds=time.process_time() - t)
         if store is not None: store.put(name, have)
     return {k: have[k] for k in rules + SHARED_RUNGS}
 
@@ -112,7 +116,7 @@ def sink_rule_rows(
     for name, rec in sorted(store.load().items()):
         key = parse_name(name)
         for k, v in rec.items():
-            if isinstance(v, dict): rows += [dict(key, rule=k, rung=r, rbo=x) for r, x in v.items()]
+            if isinstance(v, dict): rows += [dict(key, rule=k, rung=r, rbo=x) for r, x in v.items() if r in RULE_RUNGS]
             else: rows.append(dict(key, rule="-", rung=k, rbo=v))
     return pd.DataFrame(rows)
 

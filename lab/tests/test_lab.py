@@ -110,7 +110,7 @@ def test_lofo_stage_stores_each_sink_rule_and_resumes(tmp_path):
     rec = s.get("hnm_p5_n200_s0")
     from grci_lit.extract import SINK_RULES
     assert set(rec) == set(SINK_RULES) | {"true_parents", "true_errors"} and rec["mi"] == first["mi"]
-    assert all(set(rec[r]) == {"recovered", "true_skeleton"} and 0 <= rec[r]["recovered"] <= 1 for r in SINK_RULES)
+    assert all(set(rec[r]) == {"recovered", "true_skeleton", "seconds"} and 0 <= rec[r]["recovered"] <= 1 for r in SINK_RULES)
     before = s.path.stat().st_mtime_ns
     run(tmp_path, *argv)
     assert s.path.stat().st_mtime_ns == before                                       # everything stored: nothing refitted
