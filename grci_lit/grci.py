@@ -32,7 +32,8 @@ from tqdm import tqdm
 
 from .ci_tests import CI_TESTS
 from .core import Executor, Interval, Options, check_labels, check_matrix, check_scalar, shown
-from .extract import PROJECTIONS, _check_skeleton, _ladder_ks, extract_errors, subsample_rows
+from .extract import (PROJECTIONS, SINK_RULES, _check_skeleton, _ladder_ks, check_sink_rule, extract_errors,
+                              subsample_rows)
 from .hnm import resolve_reference
 from .ranking import RANK_BY, rank_weights, shape_windows, shapley_curves, smoothed_shapley
 from .shapley import fit_classifier, plot_patient_shapley, rank_root_causes, shapley_values
@@ -182,6 +183,7 @@ class GRCISettings(Mapping):
     ci_test: object = "mars" # Skeleton-Stable: a name of `CI_TESTS`, a callable (x, y, z) -> p, or an object with .bind
     max_rows: int = None # the CI tests and Find-Sink's MI scores read at most this many seeded rows (None: every row)
     k: int = 10 # Find-Sink: neighbours of the KSG mutual-information estimator
+    sink_rule: str = "mi" # Find-Sink: a name of `SINK_RULES`, how a candidate's residual is scored ("mi": the paper's)
     ties: str = "jitter" # columns with more than k tied values: "jitter" (warn, add seeded jitter) or "error"
     jitter: float = 1e-3 # the jitter's width, as a share of a tied column's resolution
     tie_seed: int = None # the seed of the jitter and of the skeleton's rows (None: the fit's seed)
@@ -231,6 +233,7 @@ def _check_settings(s:GRCISettings):
     except ValueError:
         raise ValueError(f"ci_test must be one of {list(CI_TESTS)}, a callable (x, y, z) -> p or an object with "
                          f".bind(X), got {shown(s.ci_test)}") from None
+    check_sink_rule(s.sink_rule)                                    # a name of SINK_RULES (chapter extract_errors)
     _ladder_ks(1, s.pair_k_ladder, np.inf, "pair_k_ladder")          # positive numbers (chapter extract_errors)
     object.__setattr__(s, "pair_k_ladder", tuple(s.pair_k_ladder))
     for name in ("max_rows", "large_rows"):
@@ -445,7 +448,7 @@ def skeleton_step(
 def errors_step(
     Z:pd.DataFrame, # the normalised data
     adjacency:pd.DataFrame, # the skeleton as a named boolean matrix
-    settings:GRCISettings, # k, projection and n_draws are read
+    settings:GRCISettings, # k, sink_rule, projection and n_draws are read
     plan:FitPlan, # test_rows, large_rows and `seeds["extract"]` are read
     quirks=frozenset(), # the `reference=` quirks in force
     executor:Executor=None, # where Find-Sink's candidate scores run
@@ -454,7 +457,8 @@ def errors_step(
     "Step 3: Extract-Errors: every variable's error term, sinks first."
     return extract_errors(Z, adjacency, seed=plan.seeds["extract"], k=settings.k, reference=quirks, return_model=True,
                           progress=progress, n_draws=settings.n_draws, projection=settings.projection,
-                          executor=executor, max_rows=plan.test_rows, large_rows=plan.large_rows)
+                          executor=executor, max_rows=plan.test_rows, large_rows=plan.large_rows,
+                          sink_rule=settings.sink_rule)
 
 # %% ../nbs/08_grci.ipynb #74250d4b
 @dataclass(eq=False)

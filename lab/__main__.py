@@ -38,6 +38,27 @@ def stage_zoo(a):
                       + f" ({time.perf_counter() - t:.0f} s)", flush=True)
 
 
+def stage_lofo(a):
+    "Leave one family out: the default per held-out family (from the stores zoo, zoo_tuning) and each sink rule's ladder (`sink_rule_ladder`)."
+    import pandas as pd
+    from .lofo import lofo_table, sink_rule_ladder, sink_rule_rows, sink_rule_table
+    from .zoo import zoo_results
+    store = Store(a.store, a.records)
+    store.record_run(modules=["lab.lofo", "lab.zoo"])
+    for p, n in _sizes(a.sizes):
+        for seed in range(*a.seeds):
+            for family in a.families:
+                t = time.perf_counter()
+                res = sink_rule_ladder(family, p, n, seed, a.rules, n_truth=a.n_truth, store=store)
+                print(f"{family} {p}x{n} seed {seed}: " + ", ".join(f"{k} {v['recovered']:.3f}" for k, v in res.items()
+                      if isinstance(v, dict)) + f", true errors {res['true_errors']:.3f} ({time.perf_counter() - t:.0f} s)", flush=True)
+    with pd.option_context("display.width", 250, "display.max_columns", 20):
+        report, tuning = zoo_results(Store("zoo", a.records)), zoo_results(Store("zoo_tuning", a.records))
+        rankings = zoo_results(Store("zoo_rankings_tuning", a.records))
+        if len(report) and len(tuning): print(lofo_table(report, tuning, rankings if len(rankings) else None).to_string(index=False))
+        print(sink_rule_table(sink_rule_rows(store)).to_string(index=False))
+
+
 def stage_rankings(a):
     "GRCI()'s fit of each zoo data set ranked under every rule of `RANKING_RULES` (`zoo_rankings`)."
     from .zoo import RANKING_RULES, zoo_rankings
@@ -150,6 +171,13 @@ def build_parser()->argparse.ArgumentParser:
     z.add_argument("--ladder", action="store_true", help="also store the ladder of GRCI()'s errors under 'ladder'")
     z.add_argument("--step", type=int, default=1, help="every step-th seed (to split a run between processes)")
     z.add_argument("--reverse", action="store_true", help="seeds from the last down (a second process meets the first)")
+    lo = st.add_parser("lofo", help=stage_lofo.__doc__); lo.set_defaults(run=stage_lofo)
+    lo.add_argument("--families", nargs="+", default=fams, choices=fams)
+    lo.add_argument("--sizes", nargs="+", default=["10x1000"], help="variables x rows (default 10x1000)")
+    lo.add_argument("--seeds", nargs=2, type=int, default=[200, 204], help="first and one-past-last seed (default 200 204)")
+    lo.add_argument("--rules", nargs="+", default=None, help="names of SINK_RULES (default: every one)")
+    lo.add_argument("--n-truth", type=int, default=20_000, help="rows of the ground-truth model (default 20000)")
+    lo.add_argument("--store", default="zoo_sink_rules", help="the store under --records (default zoo_sink_rules)")
     r = st.add_parser("rankings", help=stage_rankings.__doc__); zoo_args(r, "zoo_rankings_report"); r.set_defaults(run=stage_rankings)
     r.add_argument("--part", nargs=2, type=int, default=[0, 1], metavar=("K", "OF"), help="the K-th of OF interleaved shares")
     d = st.add_parser("dowhy", help=stage_dowhy.__doc__); d.set_defaults(run=stage_dowhy)

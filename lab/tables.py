@@ -1,5 +1,6 @@
 """The tables of the lab that a reader opens, written into `results/` from the lab's records: the zoo's headline (the
-results page and chapter 13), the zoo on a second draw of fresh seeds and the zoo's ladder (chapter 13). Each is
+results page and chapter 13), the zoo on a second draw of fresh seeds, the zoo's ladder, the default with each family
+held out and the ladder of each sink rule (chapter 13). Each is
 small, generated, and its provenance is the runs of the stores it reads (`tools/make_results.py --report` gathers
 them into results/provenance.json)."""
 from pathlib import Path
@@ -10,6 +11,7 @@ from grci_lit.bench.report import zoo_headline
 
 from .settings import REPORT_SEEDS, SECOND_DRAW, ZOO_VARIANTS
 from .store import LAB, Store
+from .lofo import lofo_table, sink_rule_rows, sink_rule_table
 from .zoo import ladder_rows, zoo_results, zoo_table
 
 RESULTS = LAB.parent / "results"
@@ -50,6 +52,11 @@ def write_tables(records=None, out=None)->dict:
         tables["zoo_headline"] = zoo_headline(report)
         again = zoo_results(store("zoo_replicate"), labels=["paper", "default"])
         if len(again): tables["zoo_second_draw"] = second_draw_table(report, again)
+    tuning = zoo_results(store("zoo_tuning"))
+    rankings = zoo_results(store("zoo_rankings_tuning"))
+    if len(report) and len(tuning): tables["zoo_lofo"] = lofo_table(report, tuning, rankings if len(rankings) else None)
+    rules = sink_rule_rows(store("zoo_sink_rules"))
+    if len(rules): tables["zoo_sink_rules"] = sink_rule_table(rules)
     rungs = ladder_rows(store("zoo_tuning"))
     if len(rungs): tables["zoo_ladder"] = ladder_table(rungs, list(ZOO_FAMILIES))
     out.mkdir(parents=True, exist_ok=True)

@@ -100,6 +100,43 @@ def test_zoo_stage_fits_stores_and_reads_back(tmp_path):
     assert sorted(res.label) == ["default", "paper"] and zoo_table(res, by=()).data_sets.iloc[0] == 1
 
 
+def test_lofo_stage_stores_each_sink_rule_and_resumes(tmp_path):
+    argv = ("lofo", "--families", "hnm", "--sizes", "5x200", "--seeds", 0, 1, "--n-truth", 2000)
+    assert run(tmp_path, *argv[:-2], "--rules", "mi", "--n-truth", 2000) == 0
+    s = Store("zoo_sink_rules", tmp_path / "records")
+    assert set(s.get("hnm_p5_n200_s0")) == {"mi", "true_parents", "true_errors"}
+    first = s.get("hnm_p5_n200_s0")
+    run(tmp_path, *argv)                                                              # every rule: only the missing ones are fitted
+    rec = s.get("hnm_p5_n200_s0")
+    from grci_lit.extract import SINK_RULES
+    assert set(rec) == set(SINK_RULES) | {"true_parents", "true_errors"} and rec["mi"] == first["mi"]
+    assert all(set(rec[r]) == {"recovered", "true_skeleton", "seconds"} and 0 <= rec[r]["recovered"] <= 1 for r in SINK_RULES)
+    before = s.path.stat().st_mtime_ns
+    run(tmp_path, *argv)
+    assert s.path.stat().st_mtime_ns == before                                       # everything stored: nothing refitted
+    from lab.lofo import sink_rule_rows, sink_rule_table
+    t = sink_rule_table(sink_rule_rows(s)).set_index("family")
+    assert list(t.index) == ["hnm", "every family"] and t.loc["hnm", "mi: recovered"] == round(rec["mi"]["recovered"], 3)
+
+
+def test_lofo_table_chooses_without_the_held_out_family():
+    "Known answer: variant a gains only on family f, b only on g; held out f, the protocol picks b, and the reverse."
+    from lab.lofo import lofo_table
+    rows = []
+    for fam, gain in (("f", dict(a=0.2, b=0.0)), ("g", dict(a=0.0, b=0.1))):
+        for seed in range(6):
+            base = 0.5 + 0.01 * seed
+            rows += [dict(family=fam, p=5, n=100, seed=seed, label="paper", rbo=base, seconds=1.0),
+                     dict(family=fam, p=5, n=100, seed=seed, label="default", rbo=base + 0.05 - 0.1 * (seed == 0), seconds=1.0)]
+            rows += [dict(family=fam, p=5, n=100, seed=seed, label=v, rbo=base + g, seconds=1.0) for v, g in gain.items()]
+    res = pd.DataFrame(rows)
+    t = lofo_table(res, res).set_index("held-out family")
+    assert t.loc["f", "chosen without it"] == "b" and t.loc["g", "chosen without it"] == "a"
+    assert t.loc["f", "chosen - paper"].startswith("+0.000") and t.loc["g", "chosen - paper"].startswith("+0.000")
+    assert t.loc["f", "default - paper"].endswith(" 5/1") and t.loc["f", "data sets"] == 6
+    assert t.loc["every family", "chosen - paper"].startswith("+0.000") and t.loc["every family", "data sets"] == 12
+
+
 def test_rankings_stage_scores_every_rule_on_one_fit(tmp_path):
     run(tmp_path, "rankings", "--families", "link", "--sizes", "6x400", "--seeds", 0, 1, "--n-truth", 4000)
     from lab.zoo import RANKING_RULES
@@ -174,14 +211,14 @@ def test_scale_stage_writes_the_harness_records(tmp_path, monkeypatch):
 def test_tables_stage_writes_what_results_holds(tmp_path):
     "results/zoo_*.csv are what the lab's records give: rewritten from them, byte for byte."
     main(["tables", "--results", str(tmp_path)])                                       # the committed records
-    for name in ("zoo_headline", "zoo_second_draw", "zoo_ladder"):
+    for name in ("zoo_headline", "zoo_second_draw", "zoo_ladder", "zoo_lofo", "zoo_sink_rules"):
         assert (tmp_path / f"{name}.csv").read_bytes() == (ROOT / "results" / f"{name}.csv").read_bytes(), name
 
 
 def test_the_command_lists_its_stages():
     r = subprocess.run([sys.executable, "-m", "lab", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0
-    for stage in ("zoo", "rankings", "dowhy", "remedies", "grid", "real-bootstraps", "fit-speed", "scale", "tables"): assert stage in r.stdout
+    for stage in ("zoo", "lofo", "rankings", "dowhy", "remedies", "grid", "real-bootstraps", "fit-speed", "scale", "tables"): assert stage in r.stdout
 
 
 # ---------------------------------------------------------------- the lab's notebooks: the record, run from its stores
