@@ -26,7 +26,8 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import expit
 
 from .extract import Direction, extract_errors
-from .hnm import check_labels, check_matrix, mad_scale, resolve_reference, zscore
+from .core import Interval, check_labels, check_matrix, check_scalar
+from .hnm import mad_scale, resolve_reference, zscore
 from .partial_out import partial_out, spline_fit
 from .shapley import fit_classifier, shapley_values
 from .skeleton import skeleton_stable
@@ -213,7 +214,7 @@ def toy_linear(
     effects=(1.0, 3.0, 0.0, 0.0, 0.0), # log-odds of D per unit of each (unit-variance) error
 )->tuple: # (X n x 5, D (n,), E true errors n x 5, adj 5 x 5 bool with adj[i, j] meaning i -> j)
     "A linear SEM with uniform errors, X0 -> X1 -> X2 <- X3, X2 -> X4, and logit P(D=1) = E @ effects - 1."
-    if isinstance(n, bool) or int(n) != n or n < 10: raise ValueError(f"n must be an integer >= 10, got {n!r}")
+    n = check_scalar(n, "n", Interval(int, 10))
     effects = np.asarray(effects, dtype=float)
     if effects.shape != (5,): raise ValueError(f"effects must have 5 values, got shape {effects.shape}")
     rng = np.random.default_rng(seed)
@@ -248,8 +249,7 @@ def fast_ica(
     A, _ = _check_data(X, None, min_rows=2)
     n, p = A.shape
     c = p if n_components is None else n_components
-    if isinstance(c, bool) or int(c) != c or not 1 <= c <= min(n, p): raise ValueError(f"n_components must be in 1..{min(n, p)}, got {n_components!r}")
-    c = int(c)
+    c = check_scalar(c, "n_components", Interval(int, 1, min(n, p)), text=f"in 1..{min(n, p)}")
     A = A - A.mean(axis=0)
     values, vectors = np.linalg.eigh(A.T @ A / n)
     values, vectors = values[::-1][:c], vectors[:, ::-1][:, :c]
@@ -405,7 +405,7 @@ def learn_dag_order(
     if (errors is None) != (order is None): raise ValueError("pass both errors and order, or neither")
     t = time.perf_counter()
     if errors is None:
-        skel = skeleton_stable(Z, alpha=alpha, ci_test=ci_test, n_jobs=n_jobs).adj
+        skel = skeleton_stable(Z, alpha=alpha, ci_test=ci_test, executor=n_jobs).adj
         seconds["skeleton"] = time.perf_counter() - t; t = time.perf_counter()
         errors, order = extract_errors(Z, skel, seed=seed, reference=quirks)
         seconds["extract"] = time.perf_counter() - t; t = time.perf_counter()
@@ -421,7 +421,7 @@ def learn_dag_order(
     mask[:p, :p] = rank[:, None] < rank[None, :]                       # k may condition x iff k precedes x
     mask[:, p] = True                                                  # anything may condition pairs tested from D
     mask[p, :] = False                                                 # D never conditions
-    second = skeleton_stable(np.column_stack([Z, d]), alpha=alpha_dag, ci_test=ci_test, n_jobs=n_jobs,
+    second = skeleton_stable(np.column_stack([Z, d]), alpha=alpha_dag, ci_test=ci_test, executor=n_jobs,
                              conditioners=mask).adj
     seconds["dag"] = time.perf_counter() - t
     return DAGOrder(Z, errors, order, skel, orient_by_order(second, sources_first), seconds)
@@ -445,7 +445,7 @@ def toy_hnm_diagnosis(
     seed=None, # None, int or np.random.Generator
 )->tuple: # (X n x 4, D (n,), E true errors n x 4, dag 5 x 5 bool over [X, D])
     "A four-variable HNM chain X0 -> X1 -> X2 -> X3 with uniform errors; D depends on X2 only."
-    if isinstance(n, bool) or int(n) != n or n < 10: raise ValueError(f"n must be an integer >= 10, got {n!r}")
+    n = check_scalar(n, "n", Interval(int, 10))
     rng = np.random.default_rng(seed)
     E = rng.uniform(-1, 1, (int(n), 4))
     X = chain_from_errors(E)
@@ -763,7 +763,7 @@ def run_methods(
     seed=None, # None, int or np.random.Generator; each method gets its own child stream
     reference=False, # False (paper), True or quirk names, passed to every method
     dag_order:DAGOrder=None, # a precomputed `learn_dag_order` result for CO and MS
-    grci_kw:dict=None, # extra settings of `GRCI` (e.g. alpha, ci_test, n_jobs)
+    grci_kw:dict=None, # `GRCI` parameters (e.g. variant, n_jobs)
     dag_kw:dict=None, # extra settings of `learn_dag_order` (alpha, alpha_dag, ci_test, n_jobs)
     ica_kw:dict=None, # extra settings of `local_importance` (n_trees, n_folds, n_repeats, max_depth)
 )->dict: # name -> RootCauseResult
@@ -832,7 +832,7 @@ def plot_baselines(
     return fig
 
 # %% ../nbs/12_baselines.ipynb #d0c60012
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/12_baselines.ipynb #d0c50012
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

@@ -25,7 +25,8 @@ from scipy.special import gammaincc, ndtr
 try: from numpy.linalg._umath_linalg import det as _det_gufunc     # np.linalg.det without its Python-side checks
 except ImportError: _det_gufunc = None
 
-from .hnm import check_matrix, zscore
+from .core import check_matrix
+from .hnm import zscore
 
 # %% ../nbs/05_ci_tests.ipynb #0aff7fb9
 def _check_weights(weights):
@@ -672,7 +673,7 @@ def fisher_z_p_value(x, y, z=None): "p-value of `fisher_z_test`."; return fisher
 CI_TESTS = {} # name -> ci_test(x, y, z) -> p-value: the one registry of CI tests
 
 def register_ci_test(
-    name:str, # the name `GRCI(ci_test=...)`, `skeleton_stable(ci_test=...)` and `grci-lit bench skeleton --tests` accept
+    name:str, # the name a fit's `ci_test` setting, `skeleton_stable` and `grci-lit bench skeleton --tests` take
     test, # a callable ci_test(x, y, z) -> p-value; z is None or an (n, k) matrix (k may be 0)
 ): # the test
     "Add (or replace) a CI test in `CI_TESTS`: every chapter and benchmark that takes a test name then knows it."
@@ -805,7 +806,7 @@ def plot_ci_residuals(
     return ax
 
 # %% ../nbs/05_ci_tests.ipynb #d0c60005
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/05_ci_tests.ipynb #d0c50005
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

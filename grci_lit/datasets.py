@@ -162,7 +162,7 @@ def read_raw_table(
         return pd.read_csv(f, na_values=["NA"], keep_default_na=False)
 
 # %% ../nbs/10_datasets.ipynb #0ac40736
-PBC_FEATURES = ("age", "bili", "chol", "albumin", "copper", "alk.phos", "ast", "trig", "platelet", "protime")  # X of the paper's protocol
+PBC_FEATURES = ("age", "bili", "chol", "albumin", "copper", "alk.phos", "ast", "trig", "platelet", "protime")  # X of the authors' Exp_PBC.R (the paper lists all but trig)
 
 PBC_DESCRIPTION = pd.DataFrame.from_records([  # every column of survival::pbc, from the survival package's help page
     ("id", "case number", ""),
@@ -194,7 +194,7 @@ PBC_CITATION = ("T. R. Fleming and D. P. Harrington (1991), Counting Processes a
 
 # %% ../nbs/10_datasets.ipynb #ce4ff146
 def load_pbc()->Dataset: # X: the 10 features in raw units (index: patient `id`); D: died (0/1)
-    "Mayo Clinic PBC under the paper's protocol: complete cases, no transplants, D = died."
+    "Mayo Clinic PBC under the authors' protocol (Exp_PBC.R): complete cases, no transplants, D = died."
     raw = read_raw_table("pbc").set_index("id")
     complete = raw.dropna(subset=list(PBC_FEATURES))
     kept = complete[complete["status"] != 1]
@@ -255,7 +255,7 @@ PIMA_GLUCOSE_CUTOFF = 140.0  # mg/dL at 2 h (impaired glucose tolerance); the ev
 
 def pima_truth(
     X_raw:pd.DataFrame, # Pima features in raw units (needs `glucose` in mg/dL and `age`); z-scores use these rows
-    reference=False, # False: the paper; True or {"pima_zscore"}: apply the 140 rule to z-scored glucose, as the R code does
+    reference=False, # False: R's written 140 rule on raw glucose (not the paper's); True/{"pima_zscore"}: as R runs it
     seed=None, # None, int or np.random.Generator: breaks ties at random
 )->pd.Series: # per patient, a tuple of all X_raw's columns, most to least important; same index as X_raw
     "The Pima ground truth: glucose first if >= 140 mg/dL, else glucose and age ranked by z-score above the rest."
@@ -332,7 +332,7 @@ def plot_tuebingen_pair(
     return ax
 
 # %% ../nbs/10_datasets.ipynb #d0c60010
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/10_datasets.ipynb #d0c50010
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

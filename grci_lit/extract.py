@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from .hnm import check_matrix, resolve_reference, row_blocks, zscore
+from .core import Executor, Interval, Options, check_matrix, check_scalar
+from .hnm import resolve_reference, zscore
 from .mutual_info import mutual_information_score
 from .partial_out import dirichlet_weights, partial_out
 
@@ -54,9 +55,7 @@ def _check_skeleton(skeleton, p, cols=None):
     return S.copy()
 
 def _check_k(k, n):
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < n:
-        raise ValueError(f"k must be an integer in [1, n-1] = [1, {n - 1}], got {k!r}")
-    return int(k)
+    return check_scalar(k, "k", Interval(int, 1, n - 1), text=f"an integer in [1, n-1] = [1, {n - 1}]")
 
 def subsample_rows(
     n:int, # rows of the data
@@ -65,11 +64,9 @@ def subsample_rows(
     k:int=1, # the subsample must hold more than k rows (the KSG estimator's neighbours)
 ): # sorted row indices, or None when every row is used (no random draw is made then)
     "A seeded subsample of at most `max_rows` of `n` rows, in their original order; None when `n <= max_rows`."
-    if max_rows is None: return None
-    if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows <= k:
-        raise ValueError(f"max_rows must be None or an integer > k = {k}, got {max_rows!r}")
-    if n <= max_rows: return None
-    return np.sort(np.random.default_rng(seed).choice(n, int(max_rows), replace=False))
+    max_rows = check_scalar(max_rows, "max_rows", None, Interval(int, k + 1), text=f"None or an integer > k = {k}")
+    if max_rows is None or n <= max_rows: return None
+    return np.sort(np.random.default_rng(seed).choice(n, max_rows, replace=False))
 
 # %% ../nbs/04_extract_errors.ipynb #fd59bd06
 def sink_score(
@@ -104,11 +101,6 @@ def find_sink(
     return int(rem[np.argmin(np.where(np.isnan(s[rem]), np.inf, s[rem]))])
 
 # %% ../nbs/04_extract_errors.ipynb #a7d3c2e1
-def _check_draws(n_draws):
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}")
-    return int(n_draws)
-
 @dataclass(eq=False)
 class AveragedPartialOut:
     "Partial-Out fitted once per projection draw: the error estimate is the mean of theirs."
@@ -118,43 +110,26 @@ class AveragedPartialOut:
         "Mean over the draws of `(y - m_hat(V)) / sigma_hat(V)`."
         return np.mean([m.transform(V, y) for m in self.models], axis=0)
 
-def _draws_score(A, i, nb, weights, k, quirks, rows=None, additive=False):
-    "`sink_score` under one draw, or its mean (score and residual) over several; one neighbour needs no projection."
+def _draws_score(data, i, nb, k, quirks, rows=None, additive=False):
+    "`sink_score` of `i` under one draw, or its mean (score and residual) over several; `data` is (X, the draws)."
+    A, weights = data
     if len(weights) == 1 or nb.size == 1: return sink_score(A, i, nb, weights[0], k, quirks, rows, additive)
     runs = [sink_score(A, i, nb, w, k, quirks, rows, additive) for w in weights]
     score = float(np.mean([s for s, _, _ in runs]))
     return score, np.mean([r for _, r, _ in runs], axis=0), AveragedPartialOut([m for _, _, m in runs])
 
-def _draws_score_dask(data, i, nb, k, quirks, rows=None, additive=False):
-    "`_draws_score` on a Dask worker, with the data and weights scattered there once per Extract-Errors call."
-    A, weights = data
-    return _draws_score(A, i, nb, weights, k, quirks, rows, additive)
-
-def _score_candidates(A, cands, S, weights, k, quirks, n_jobs=1, cluster=None, rows=None, additive=False):
-    "Find-Sink's scores of the candidates `cands` given their current neighbours in `S`: serially, with joblib or on Dask."
-    nbs = [np.flatnonzero(S[i]) for i in cands]
-    if cluster is not None and len(cands) > 1:                   # (client, future of the scattered (A, weights))
-        client, data = cluster
-        return client.gather([client.submit(_draws_score_dask, data, i, nb, k, quirks, rows, additive, pure=False) for i, nb in zip(cands, nbs)])
-    if n_jobs != 1 and len(cands) > 1:
-        from joblib import Parallel, delayed
-        return Parallel(n_jobs=n_jobs)(delayed(_draws_score)(A, i, nb, weights, k, quirks, rows, additive) for i, nb in zip(cands, nbs))
-    return [_draws_score(A, i, nb, weights, k, quirks, rows, additive) for i, nb in zip(cands, nbs)]
-
+def _score_candidates(data, cands, S, k, quirks, executor, rows=None, additive=False):
+    "Find-Sink's scores of the candidates `cands` given their neighbours in `S`, run where `executor` says."
+    return executor.map(_draws_score, [(data, i, np.flatnonzero(S[i]), k, quirks, rows, additive) for i in cands])
 
 # %% ../nbs/04_extract_errors.ipynb #930ef205
-def _scatter_blocks(client, A, rows:int=1_000_000)->list:
-    "A's rows in blocks of at most `rows` (at least one per worker), each sent to a worker of the cluster: their futures."
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    return client.scatter([A[a:b] for a, b in row_blocks(len(A), rows, workers)], hash=False)
-
 def _block_errors(block, model, nb, sink):
     "On a worker: one block's errors of `sink` from its stored Partial-Out model."
     return model.transform(block[:, list(nb)], block[:, sink])
 
-def _errors_on(client, blocks, model, nb, sink)->np.ndarray:
+def _errors_on(executor, blocks, model, nb, sink)->np.ndarray:
     "Every row's error of `sink`, each block's computed on the worker that holds it, in row order."
-    return np.concatenate(client.gather([client.submit(_block_errors, b, model, nb, sink, pure=False) for b in blocks]))
+    return np.concatenate(executor.map(_block_errors, [(b, model, nb, sink) for b in blocks]))
 
 PROJECTIONS = ("dirichlet", "mean", "additive")  # how Partial-Out reaches several neighbours: random projections (the paper), their mean, or an additive spline
 
@@ -176,10 +151,9 @@ def extract_steps(
     reference=False, # False (paper), True or quirk names: "stale_scores" here, "projection" in Partial-Out
     n_draws:int=1, # independent p x 200 projection draws; > 1 averages each Partial-Out's score and error over them
     projection:str="dirichlet", # "dirichlet": random weights (the paper); "mean": every weight equal, the Dirichlet law's mean; "additive": no projection, hinges of each neighbour (chapter partial_out); the last two have no random step
-    n_jobs:int=1, # joblib workers for Find-Sink's candidate scores; any value gives the same result as 1
-    client=None, # a dask.distributed Client: the candidate scores run on its cluster (then `n_jobs` is ignored)
+    executor=None, # where Find-Sink's candidate scores run: None (here), joblib workers (an int) or an `Executor`
     max_rows:int=None, # Find-Sink's MI scores on a seeded subsample of at most this many rows (None: every row, the paper); Partial-Out fits every row with the knot grid of max_rows rows
-    fit_rows:int=None, # above this many rows, the Partial-Out fits Find-Sink scores read a seeded subsample of fit_rows rows (the MI rows drawn within it) and each sink's error on every row comes from its model so fitted (None: every row)
+    large_rows:int=None, # above this many rows, the Partial-Out fits Find-Sink scores read a seeded subsample of large_rows rows (the MI rows drawn within it) and each sink's error on every row comes from its model so fitted (None: every row)
 ): # generator of `ExtractStep`, sink first
     "Run Extract-Errors one sink at a time."
     A, cols, _ = _as_data(X)
@@ -187,24 +161,23 @@ def extract_steps(
     S = _check_skeleton(skeleton, p, cols)
     k = _check_k(k, n)
     quirks = resolve_reference(reference)
-    n_draws = _check_draws(n_draws)
-    if projection not in PROJECTIONS: raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
+    n_draws = check_scalar(n_draws, "n_draws", Interval(int, 1))
+    projection = check_scalar(projection, "projection", Options(*PROJECTIONS))
     rng = np.random.default_rng(seed)                            # the first draw is the paper's single one
     additive = projection == "additive"
     if projection != "dirichlet": weights = [np.ones((p, 200))]  # "mean": renormalised per neighbour set, 1/q each; "additive": unused
     else: weights = [dirichlet_weights(p, m=200, seed=rng) for _ in range(n_draws)]
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer, got {n_jobs!r}")
-    fit = subsample_rows(n, fit_rows, rng, k)                    # None (no draw, every row) when n <= fit_rows: the fits below read A_fit
+    executor = Executor.of(executor)
+    fit = subsample_rows(n, large_rows, rng, k)                  # None (no draw, every row) when n <= large_rows: the fits read A_fit
     A_fit = A if fit is None else A[fit]
-    blocks = None if client is None or fit is None else _scatter_blocks(client, A)   # every row, for the errors: on the cluster
-    cluster = None if client is None else (client, client.scatter([(A_fit, weights)], broadcast=True, hash=False)[0])
+    blocks = executor.blocks(A) if executor.on_cluster and fit is not None else None   # every row, for the errors: on the cluster
+    data = executor.share((A_fit, weights))                      # sent once to every worker of a cluster
     rows = subsample_rows(len(A_fit), max_rows, rng, k)          # drawn after the weights: None (no draw) when n <= max_rows; within the fit rows
     scores, fits = np.full(p, -np.inf), {}
     remaining, update = list(range(p)), list(range(p))
     for step in range(p):
         cands = [i for i in update if S[i].any()]                # Find-Sink, lines 2-4: rescore U only
-        for i, (score, r, model) in zip(cands, _score_candidates(A_fit, cands, S, weights, k, quirks, n_jobs, cluster, rows, additive)):
+        for i, (score, r, model) in zip(cands, _score_candidates(data, cands, S, k, quirks, executor, rows, additive)):
             scores[i], fits[i] = score, (tuple(np.flatnonzero(S[i]).tolist()), r, model)
         if "stale_scores" not in quirks: scores[[i for i in update if not S[i].any()]] = -np.inf   # lost its last neighbour: taken next
         sink = find_sink(scores, remaining)
@@ -212,7 +185,7 @@ def extract_steps(
         if nb:                                                   # Extract-Errors, line 4: its residual given Ne(S)
             used, r, model = fits[sink]
             assert used == nb, "internal error: stale fit"       # any change of Ne(S) triggered a rescore
-            if blocks is not None: r = _errors_on(client, blocks, model, nb, sink)   # fitted on the subsample: every row's error ...
+            if blocks is not None: r = _errors_on(executor, blocks, model, nb, sink)   # fitted on the subsample: every row's error ...
             elif fit is not None: r = model.transform(A[:, list(nb)], A[:, sink])    # ... on the cluster's workers, or here
         else: r, model = A[:, sink].copy(), None
         shown = np.full(p, np.nan); shown[remaining] = scores[remaining]
@@ -270,16 +243,17 @@ def extract_errors(
     progress=None, # optional callable progress(step, sink) after each sink (step counts from 1; sink: name or index)
     n_draws:int=1, # projection draws per Partial-Out (1: the paper); see `extract_steps`
     projection:str="dirichlet", # "dirichlet" (the paper), "mean" (equal weights) or "additive" (no projection); see `extract_steps`
-    n_jobs:int=1, # joblib workers for Find-Sink's candidate scores (same result for any value)
-    client=None, # a dask.distributed Client to score the candidates on (see `extract_steps`)
+    executor=None, # where Find-Sink's candidate scores run: None (here), joblib workers (an int) or an `Executor`
     max_rows:int=None, # Find-Sink's MI scores on at most this many seeded rows (None: every row, the paper); see `extract_steps`
-    fit_rows:int=None, # above this many rows, Find-Sink's Partial-Out fits on a seeded subsample of fit_rows rows (None: every row); see `extract_steps`
+    large_rows:int=None, # above this many rows, Find-Sink's Partial-Out fits on a seeded subsample of large_rows rows (None: every row); see `extract_steps`
 )->tuple: # (errors n x p in X's column order, order sink first[, ErrorModel])
     "Extract-Errors (Algorithm 3): every error term of an HNM, given the data and a skeleton."
     A, cols, idx = _as_data(X)
     if isinstance(skeleton, pd.DataFrame) and cols is not None: _check_skeleton(skeleton, A.shape[1], cols)
     E = np.empty_like(A); order, nbs, models, margins = [], {}, {}, {}
-    for st in extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws, projection, n_jobs, client, max_rows, fit_rows):
+    steps = extract_steps(A, np.asarray(skeleton), seed, k, reference, n_draws, projection, executor=executor,
+                          max_rows=max_rows, large_rows=large_rows)
+    for st in steps:
         E[:, st.sink] = st.error
         order.append(st.sink); nbs[st.sink] = st.neighbours; models[st.sink] = st.model
         margins[st.sink] = sink_margin(st.scores, st.sink)
@@ -398,7 +372,7 @@ def plot_extract_step(
     return axs
 
 # %% ../nbs/04_extract_errors.ipynb #d0c60004
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/04_extract_errors.ipynb #d0c50004
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

@@ -8,7 +8,7 @@ Docs: https://grci-lit.github.io/grci_lit/hnm.html.md"""
 __all__ = ['NOISE_KINDS', 'MEAN_FUNCTIONS', 'SIGMA_FUNCTIONS', 'QUIRKS', 'noise_distribution', 'sample_noise', 'sample_hnm',
            'plot_hnm_pair', 'polynomial_fit', 'compare_scale_estimators', 'zscore', 'mad_scale', 'hnm_residuals',
            'rank_dependence', 'rank_independence_pvalue', 'residual_dependence', 'plot_directions', 'toy_view',
-           'interact', 'resolve_reference', 'document_parameters', 'check_matrix', 'check_labels', 'row_blocks']
+           'interact', 'resolve_reference']
 
 # %% ../nbs/00_hnm.ipynb #b07a2405
 from collections.abc import Callable, Iterable
@@ -19,6 +19,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from .core import Interval, check_scalar, document_parameters
 
 # %% ../nbs/00_hnm.ipynb #c30d7997
 NOISE_KINDS = ("gaussian", "uniform", "laplace", "student_t")
@@ -45,9 +47,9 @@ def sample_noise(
     df:float=5.0, # degrees of freedom, used by "student_t" only (must be > 1)
 )->np.ndarray: # shape (n,), mean 0 and E|E| = 1
     "Draw `n` noise values of the given kind with mean 0 and mean absolute value 1."
-    if int(n) != n or n < 0: raise ValueError(f"n must be a non-negative integer; got {n!r}")
+    n = check_scalar(n, "n", Interval(int, 0))
     dist = noise_distribution(kind, df)
-    return dist.rvs(size=int(n), random_state=np.random.default_rng(seed))
+    return dist.rvs(size=n, random_state=np.random.default_rng(seed))
 
 # %% ../nbs/00_hnm.ipynb #a9995597
 MEAN_FUNCTIONS = {
@@ -345,175 +347,5 @@ def resolve_reference(
     if unknown: raise ValueError(f"unknown reference quirk(s) {unknown}; known quirks: {', '.join(QUIRKS)}")
     return frozenset(names)
 
-# %% ../nbs/00_hnm.ipynb #d0c5a002
-import inspect
-import linecache
-import re
-
-# %% ../nbs/00_hnm.ipynb #d0c5a003
-_PARAM = re.compile(r"^\s*\**(?P<name>\w+)\b")
-_RETURN = re.compile(r"^\s*\)\s*(?:->(?P<type>.*?))?:\s*$")
-
-def _split_comment(line:str)->tuple:
-    "(code, comment) of one source line: the comment starts at the first '#' outside a string."
-    quote = None
-    for k, ch in enumerate(line):
-        if quote:
-            if ch == quote: quote = None
-        elif ch in "'\"": quote = ch
-        elif ch == "#": return line[:k], line[k + 1:].strip()
-    return line, None
-
-def _docments(lines:list, start:int)->dict:
-    "The trailing comments of the signature whose `def` is at or after line `start` (0-based): name -> comment, 'return' -> comment."
-    i = start
-    while i < len(lines) and not lines[i].lstrip().startswith(("def ", "async def ")): i += 1
-    out, depth = {}, 0
-    for j in range(i, min(i + 60, len(lines))):
-        code, comment = _split_comment(lines[j])
-        depth += code.count("(") - code.count(")")
-        if j > i and comment:
-            m = _RETURN.match(code) if depth == 0 else None
-            if m: out["return"] = comment
-            elif (p := _PARAM.match(code)): out[p["name"]] = comment
-        if depth == 0 and code.rstrip().endswith(":"): break
-    return out
-
-# %% ../nbs/00_hnm.ipynb #07d7a7e4
-def _parameter_section(f, lines:list, skip_self:bool=False)->str:
-    "A numpydoc-style 'Parameters' (and 'Returns') section from the docments of `f`."
-    try: sig = inspect.signature(f)
-    except (TypeError, ValueError): return ""
-    docs = _docments(lines, f.__code__.co_firstlineno - 1)
-    params = [p for p in sig.parameters.values() if not (skip_self and p.name in ("self", "cls"))]
-    if not params and "return" not in docs: return ""
-    text = ["Parameters", "----------"] if params else []
-    for p in params:
-        kind = "" if p.annotation is p.empty else f" : {getattr(p.annotation, '__name__', p.annotation)}"
-        stars = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
-        text += [f"{stars}{p.name}{kind}" + ("" if p.default is p.empty else f" = {p.default!r}")]
-        if p.name in docs: text.append(f"    {docs[p.name]}")
-    if "return" in docs:
-        ret = sig.return_annotation
-        text += ["", "Returns", "-------", "object" if ret is sig.empty else getattr(ret, "__name__", str(ret)), f"    {docs['return']}"]
-    return "\n".join(text)
-
-# %% ../nbs/00_hnm.ipynb #189d0b09
-def _fields_section(cls, lines:list)->str:
-    "An 'Attributes' section from the trailing comments of a dataclass's fields."
-    start = next((k for k, l in enumerate(lines) if re.match(rf"class {cls.__name__}\b", l)), None)
-    fields = getattr(cls, "__dataclass_fields__", None)
-    if start is None or not fields: return ""
-    text = []
-    for line in lines[start + 1:start + 60]:
-        if line.strip().startswith(("def ", "@")) or (line.strip() and not line.startswith((" ", "\t"))): break
-        code, comment = _split_comment(line)
-        m = re.match(r"\s+(\w+)\s*:", code)
-        if m and m[1] in fields and comment: text += [f"{m[1]} : {getattr(fields[m[1]].type, '__name__', fields[m[1]].type)}", f"    {comment}"]
-    return "\n".join(["Attributes", "----------", *text]) if text else ""
-
-def _add(obj, section:str):
-    if section and "\n----------\n" not in (obj.__doc__ or ""): obj.__doc__ = f"{(obj.__doc__ or '').rstrip()}\n\n{section}\n"
-
-# %% ../nbs/00_hnm.ipynb #c37daffe
-def document_parameters(
-    namespace:dict, # a module's globals(), called at the end of the module
-):
-    "Append to every function's and class's docstring the parameters it documents with trailing comments, so `help()` shows them."
-    name = namespace.get("__name__")
-    path = namespace.get("__file__")
-    if not str(path or "").endswith(".py"): return            # a notebook: its cells are not a file to read
-    lines = linecache.getlines(path)
-    if not lines: return
-    for obj in list(namespace.values()):
-        if inspect.isfunction(obj) and obj.__module__ == name: _add(obj, _parameter_section(obj, lines))
-        elif inspect.isclass(obj) and obj.__module__ == name:
-            for member in vars(obj).values():
-                f = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
-                if inspect.isfunction(f) and f.__module__ == name and f.__name__ != "__init__":
-                    _add(f, _parameter_section(f, lines, skip_self=True))
-            init = vars(obj).get("__init__")
-            if inspect.isfunction(init) and init.__module__ == name and "__dataclass_fields__" not in vars(obj):
-                _add(obj, _parameter_section(init, lines, skip_self=True))
-            else: _add(obj, _fields_section(obj, lines))
-
-# %% ../nbs/00_hnm.ipynb #975c57a4
-def _numeric_column(s:pd.Series)->bool:
-    "Numbers, booleans, or text that reads as numbers."
-    if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s): return True
-    try: pd.to_numeric(s.astype(object), errors="raise"); return True
-    except (TypeError, ValueError): return False
-
-def check_matrix(
-    X, # n x p data: a DataFrame (its column labels name the columns) or an array (columns 0..p-1)
-    name:str="X", # what the messages call it
-    min_rows:int=1, # fewest rows allowed
-    min_cols:int=1, # fewest columns allowed
-    constant:bool=False, # refuse constant columns (they carry no information)
-    vector:bool=False, # accept a 1-D vector as one column
-)->tuple: # (float64 array n x p, list of column labels as strings, or None for an array)
-    "`X` as a finite float matrix, or a one-line `ValueError` naming the matrix and the column or shape at fault."
-    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
-    if names is not None:
-        bad = [c for c, (_, s) in zip(names, X.items()) if not _numeric_column(s)]
-        if bad: raise ValueError(f"{name} has non-numeric column(s) {bad}: encode categories as numbers first")
-    try: A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as e: raise ValueError(f"{name} must be numeric: {e}") from None
-    if vector and A.ndim == 1: A = A[:, None]
-    if A.ndim != 2: raise ValueError(f"{name} must be {'1-D or ' if vector else ''}2-D (n rows x p columns), got shape {A.shape}")
-    n, p = A.shape
-    label = (lambda js: [names[j] for j in js]) if names is not None else (lambda js: [int(j) for j in js])
-    if p < min_cols: raise ValueError(f"{name} has {p} columns; at least {min_cols} columns are needed")
-    if n < min_rows: raise ValueError(f"{name} has {n} rows; at least {min_rows} rows are needed")
-    finite = np.isfinite(A)
-    if not finite.all():
-        js = np.flatnonzero(~finite.all(axis=0))
-        raise ValueError(f"{name} has NaN or infinite values in column(s) {label(js)} (counts {(~finite[:, js]).sum(axis=0).tolist()}); "
-                         "drop or impute those rows first")
-    if constant and n and (const := np.flatnonzero(np.ptp(A, axis=0) == 0)).size:
-        raise ValueError(f"{name} has constant column(s) {label(const)}: they carry no information; drop them")
-    return A, names
-
-# %% ../nbs/00_hnm.ipynb #4506cbba
-def check_labels(
-    D, # diagnoses: 0/1 numbers or booleans
-    n:int, # rows of the data they go with
-    against:str="X", # what the messages call that data
-)->np.ndarray: # float64 vector of 0.0 / 1.0
-    "`D` as a 0/1 vector of length `n` with both classes, or a one-line `ValueError` saying what is wrong."
-    try: d = np.asarray(D, dtype=np.float64)
-    except (TypeError, ValueError): raise ValueError(f"D must be binary (0/1 or bool); got values of type {np.asarray(D).dtype}") from None
-    if d.ndim != 1: raise ValueError(f"D must be 1-D, got shape {d.shape}")
-    if len(d) != n: raise ValueError(f"D has length {len(d)} but {against} has {n} rows")
-    if not np.isfinite(d).all(): raise ValueError(f"D has {int((~np.isfinite(d)).sum())} NaN or infinite value(s)")
-    vals = np.unique(d)
-    if not np.isin(vals, (0.0, 1.0)).all():
-        raise ValueError(f"D must be binary (0/1 or bool); found values {vals[~np.isin(vals, (0.0, 1.0))][:5].tolist()}")
-    if len(vals) < 2: raise ValueError(f"D has only one class ({int(vals[0])}): both classes, 0 and 1, are needed")
-    return d
-
-# %% ../nbs/00_hnm.ipynb #f6929cdf
-def row_blocks(
-    n:int, # rows to cut
-    rows:int=1_000_000, # at most this many rows per block
-    parts:int=1, # at least this many blocks (one per worker), when there are that many rows
-)->list: # (start, stop) of each non-empty block, in row order
-    "Consecutive, near-equal row blocks covering `range(n)`: the blocks a cluster's workers hold."
-    bounds = np.linspace(0, n, max(parts, -(-n // rows), 1) + 1).astype(int)
-    return [(a, b) for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()) if b > a]
-
-# %% ../nbs/00_hnm.ipynb #59a88573
-def _attach(
-    cls:type, # the class that gains the method
-    name:str, # the method's name
-    kind=None, # None for a method, or `classmethod` / `staticmethod`
-): # a decorator that installs its function and returns it unchanged
-    "Decorator: install the function as method `name` of `cls`, named `cls.name` for the docs."
-    def install(f):
-        f.__name__, f.__qualname__ = name, f"{cls.__name__}.{name}"
-        setattr(cls, name, kind(f) if kind else f)
-        return f
-    return install
-
 # %% ../nbs/00_hnm.ipynb #d0c50000
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

@@ -14,6 +14,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 
 # %% ../nbs/09_metrics.ipynb #031e1f06
+from .core import Interval, check_scalar
 from .hnm import mad_scale, resolve_reference
 from .shapley import fit_classifier, shapley_values
 
@@ -37,18 +38,14 @@ def ground_truth_shapley(
     "Ground-truth Shapley values: XGBoost on the TRUE errors of D's ancestors (`n_truth` rows), TreeSHAP on the evaluated rows."
     _check_sample(sample)
     n, q = sample.E.shape
-    if isinstance(n_truth, bool) or int(n_truth) != n_truth or n_truth < 20:
-        raise ValueError(f"n_truth must be an integer >= 20, got {n_truth!r}")
-    n_truth = int(n_truth)
-    n_eval = n if n_eval is None else n_eval
-    if isinstance(n_eval, bool) or int(n_eval) != n_eval or not 1 <= n_eval <= n:
-        raise ValueError(f"n_eval must be an integer in 1..{n} (the rows of sample), got {n_eval!r}")
-    n_eval = int(n_eval)
+    n_truth = check_scalar(n_truth, "n_truth", Interval(int, 20))
+    n_eval = check_scalar(n if n_eval is None else n_eval, "n_eval", Interval(int, 1, n),
+                          text=f"an integer in 1..{n} (the rows of sample)")
     rng = np.random.default_rng(seed)
     # the R protocol: one big draw; the truth is fitted on its first n_truth rows, the methods see its first n rows
     train = sample.head(n_truth) if n >= n_truth else sample.dag.sample(n_truth, seed=rng)
     ancestors = np.asarray(sample.ancestors_D, dtype=int)
-    model = fit_classifier(train.E[:, ancestors], train.D, seed=rng, reference=reference, n_jobs=n_jobs,
+    model = fit_classifier(train.E[:, ancestors], train.D, seed=rng, reference=reference, executor=n_jobs,
                            tree_method=tree_method)
     shap = np.zeros((n_eval, q))
     shap[:, ancestors] = shapley_values(model, sample.E[:n_eval, ancestors])
@@ -256,8 +253,7 @@ def rbo_ranking(
     o = _order(None if order is None else np.array([lookup(v, "order") for v in order], dtype=int), k, q)
     rankings = list(true_rankings.values if isinstance(true_rankings, pd.Series) else true_rankings)
     if len(rankings) != n: raise ValueError(f"true_rankings has {len(rankings)} patients but est_scores has {n} rows")
-    if depth is not None and (isinstance(depth, bool) or int(depth) != depth or depth < 1):
-        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    depth = check_scalar(depth, "depth", None, Interval(int, 1))
     rankings = [list(r) for r in rankings]
     m = min(q, max(map(len, rankings), default=0) if depth is None else int(depth))
     R = np.full((n, m), -1, dtype=int)
@@ -292,7 +288,7 @@ def raw_shapley(
     n_jobs:int=1, # CV folds run in this many threads
 )->np.ndarray: # n x q TreeSHAP values of D's model on the raw X
     "Baseline without error extraction: XGBoost of D on the observed X (GRCI's CV), TreeSHAP on the same rows."
-    model = fit_classifier(X, D, seed=seed, reference=reference, n_jobs=n_jobs)
+    model = fit_classifier(X, D, seed=seed, reference=reference, executor=n_jobs)
     return np.asarray(shapley_values(model, np.asarray(X, dtype=np.float64)), dtype=np.float64)
 
 # %% ../nbs/09_metrics.ipynb #a8b3154c
@@ -354,7 +350,7 @@ def plot_rbo(
     return fig
 
 # %% ../nbs/09_metrics.ipynb #d0c60009
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/09_metrics.ipynb #d0c50009
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

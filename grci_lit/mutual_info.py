@@ -16,6 +16,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 from scipy.special import digamma
 
+from .core import Interval, check_scalar
+
 # %% ../nbs/03_mutual_info.ipynb #c469c21d
 def _columns(a, name):
     a = np.asarray(a, dtype=float)
@@ -57,8 +59,7 @@ def ksg_counts(
     x, y = _columns(x, "x"), _columns(y, "y")
     n = x.shape[0]
     if y.shape[0] != n: raise ValueError(f"x has {n} rows but y has {y.shape[0]}")
-    if isinstance(k, bool) or int(k) != k or k < 1: raise ValueError(f"k must be a positive integer, got {k!r}")
-    k = int(k)
+    k = check_scalar(k, "k", Interval(int, 1))
     if n <= k: raise ValueError(f"need more than k = {k} points, got n = {n}")
     xy = np.hstack([x, y])
     eps = cKDTree(xy).query(xy, k=k + 1, p=np.inf)[0][:, k]   # column 0 is the point itself (distance 0)
@@ -115,8 +116,8 @@ def plot_mutual_information(
 ): # the Figure
     "KSG against the closed form -1/2 log(1 - rho^2) for bivariate Gaussians: a sample, a rho sweep and a k sweep."
     if not -1 < rho < 1: raise ValueError(f"rho must lie in (-1, 1), got {rho}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)): raise ValueError(f"seed must be an integer, got {seed!r}")
-    seed, n, k, reps, rho = int(seed), int(n), int(k), int(reps), float(rho)
+    seed = check_scalar(seed, "seed", Interval(int))
+    n, k, reps, rho = int(n), int(k), int(reps), float(rho)
     draw = lambda r: _gaussian_draw(np.random.default_rng(seed), r, n)
     truth = lambda r: -0.5 * np.log(1 - np.asarray(r) ** 2)
     fig = fig or plt.figure(figsize=(13, 3.8))
@@ -142,7 +143,7 @@ def plot_mutual_information(
     return fig
 
 # %% ../nbs/03_mutual_info.ipynb #d0c60003
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/03_mutual_info.ipynb #d0c50003
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

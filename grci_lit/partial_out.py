@@ -16,7 +16,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
-from .hnm import MEAN_FUNCTIONS, SIGMA_FUNCTIONS, _attach, check_matrix, resolve_reference, sample_hnm
+from fastcore.basics import patch
+
+from .core import Interval, Options, check_matrix, check_scalar
+from .hnm import MEAN_FUNCTIONS, SIGMA_FUNCTIONS, resolve_reference, sample_hnm
 
 # %% ../nbs/02_partial_out.ipynb #910d6b8b
 RIDGE = 1e-8          # ridge added to the diagonal of X'X (the R code's Cholesky inverse of X'X + 1e-8 I)
@@ -27,7 +30,7 @@ def knot_grid(
     n:int, # number of samples
 )->np.ndarray: # the knot counts K to try, in R's order
     "Candidate knot counts: R's `unique(round(seq(2, min(200, sqrt(n/10)), length.out=10)))`."
-    if isinstance(n, bool) or int(n) != n or n < 1: raise ValueError(f"n must be a positive integer, got {n!r}")
+    n = check_scalar(n, "n", Interval(int, 1))
     r = np.round(np.linspace(2, min(200.0, np.sqrt(n / 10)), 10)).astype(int)   # np.round: half to even, as R
     _, first = np.unique(r, return_index=True)
     return r[np.sort(first)]   # R's unique() keeps the order of first appearance
@@ -39,11 +42,10 @@ def dirichlet_weights(
     seed=None, # None, int or np.random.Generator
 )->np.ndarray: # (q, m); every column a Dirichlet(1, ..., 1) draw
     "Random projection weights, each column uniform on the simplex."
-    for v, name, low in ((q, "q", 0), (m, "m", 1)):
-        if isinstance(v, bool) or int(v) != v or v < low: raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+    q, m = check_scalar(q, "q", Interval(int, 0)), check_scalar(m, "m", Interval(int, 1))
     rng = np.random.default_rng(seed)
-    if q == 0: return np.empty((0, int(m)))
-    return rng.dirichlet(np.ones(int(q)), size=int(m)).T
+    if q == 0: return np.empty((0, m))
+    return rng.dirichlet(np.ones(q), size=m).T
 
 def effective_weights(
     weights, # (q, m) non-negative weights, e.g. the rows `w[S, :]` of a larger draw
@@ -194,8 +196,7 @@ class _CandidateSet:
         self.V01 = (V - self.mins) / self.ranges
         self.weights, self.ridge, self.additive = weights, ridge, bool(additive)
         if n_knots is not None:
-            if isinstance(n_knots, bool) or int(n_knots) != n_knots or n_knots == 1 or n_knots < 0:
-                raise ValueError(f"n_knots must be None, 0 or an integer >= 2, got {n_knots!r}")
+            check_scalar(n_knots, "n_knots", Options(0), Interval(int, 2), text="None, 0 or an integer >= 2")
             self.candidates = np.array([int(n_knots) if q else 0])
         else:                                                     # grid_rows caps the grid (and the cost per row) at large n
             grid = knot_grid(n if grid_rows is None else max(1, min(n, int(grid_rows))))
@@ -213,8 +214,8 @@ class _CandidateSet:
             yield rows, spline_design(self.V01[rows], K, self.weights, self.additive)
 
 # %% ../nbs/02_partial_out.ipynb #76018544
-@_attach(_CandidateSet, "_pieces")
-def _candidate_pieces(self, K):
+@patch
+def _pieces(self:_CandidateSet, K):
     "q = 1: interval index m_i, offset d_i from the interval's mean, and rows P[m] = phi at that mean, C[m] = dphi/dv"
     v = self.V01[:, 0]
     if K == 0: m, s, P, C = np.zeros(len(v), dtype=int), np.zeros(1), np.ones((1, 1)), np.zeros((1, 1))
@@ -229,8 +230,8 @@ def _candidate_pieces(self, K):
     d = v - mid[m]
     return m, d, N, np.bincount(m, d * d, minlength=len(P)), P + (mid - s)[:, None] * C, C
 
-@_attach(_CandidateSet, "_factor_fast")
-def _candidate_factor_fast(self, K):
+@patch
+def _factor_fast(self:_CandidateSet, K):
     "q = 1: whitener and leverages of candidate K in O(n + b^3), from per-interval counts and centred sums"
     m, d, N, W, P, C = self._pieces(K)
     # rows x_i = P[m] + d_i C[m] with sum_i d_i = 0 per interval, so X'X = sum_m N_m P_m P_m' + W_m C_m C_m' = R'R
@@ -240,8 +241,8 @@ def _candidate_factor_fast(self, K):
     return dict(G=G, m=m, d=d, PG=PG, CG=CG, lev=a[m] + d * (2 * b[m] + d * c[m]))
 
 # %% ../nbs/02_partial_out.ipynb #5224a507
-@_attach(_CandidateSet, "_factor_blocks")
-def _candidate_factor_blocks(self, K):
+@patch
+def _factor_blocks(self:_CandidateSet, K):
     "whitener, leverages and Z = X G of candidate K (kept while `keep_mb` allows), from a QR decomposition updated block by block"
     n, R, kept = self.V01.shape[0], None, []
     for rows, D in self._designs(K):
@@ -258,8 +259,8 @@ def _candidate_factor_blocks(self, K):
     return dict(G=G, lev=lev, Z=Z)
 
 # %% ../nbs/02_partial_out.ipynb #4eb24cad
-@_attach(_CandidateSet, "_candidate")
-def _candidate_fit_one(self, K, Y):
+@patch
+def _candidate(self:_CandidateSet, K, Y):
     "(coef, fitted, leverage) of candidate K on target Y; the fitted values come from the orthonormalised design"
     if K not in self._factors: self._factors[K] = (self._factor_fast if self.fast else self._factor_blocks)(K)
     f = self._factors[K]
@@ -273,16 +274,16 @@ def _candidate_fit_one(self, K, Y):
         fitted = self._design_fit(K, f["G"] @ c)
     return f["G"] @ c, fitted, f["lev"]
 
-@_attach(_CandidateSet, "_design_fit")
-def _candidate_design_fit(self, K, coef):
+@patch
+def _design_fit(self:_CandidateSet, K, coef):
     "fitted values of the design times coef, block by block, exactly as `SplineFit.predict` computes them"
     out = np.empty(self.V01.shape[0])
     for rows, D in self._designs(K): out[rows] = D @ coef
     return out
 
 # %% ../nbs/02_partial_out.ipynb #ade5c449
-@_attach(_CandidateSet, "fit")
-def _candidate_set_fit(self, y, positive=False, floor=FLOOR):
+@patch
+def fit(self:_CandidateSet, y, positive=False, floor=FLOOR):
     sd = y.std(ddof=1)
     scale = float(sd) if np.isfinite(sd) and sd > 0 else 1.0
     Y = y / scale
@@ -414,7 +415,7 @@ def plot_partial_out(
     return fig
 
 # %% ../nbs/02_partial_out.ipynb #d0c60002
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/02_partial_out.ipynb #d0c50002
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

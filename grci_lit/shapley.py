@@ -21,7 +21,8 @@ import xgboost as xgb
 import matplotlib.pyplot as plt
 
 # %% ../nbs/07_shapley.ipynb #3589011a
-from .hnm import check_labels, check_matrix, resolve_reference, row_blocks
+from .core import Executor, Interval, check_labels, check_matrix, check_scalar, row_blocks
+from .hnm import resolve_reference
 
 # %% ../nbs/07_shapley.ipynb #d0006cb0
 def _as_matrix(
@@ -119,22 +120,27 @@ class ShapleyModel:
         "The model's raw output per patient: log-odds (default) or probability-scale regression (squared_error)."
         A, _ = _as_matrix(E)
         _check_width(A, self.n_features)
-        return self.booster.predict(xgb.DMatrix(A, nthread=1), output_margin=True)
+        return self.booster.predict(xgb.DMatrix(_single(A), nthread=1), output_margin=True)
 
 def _check_width(A, p):
     if A.shape[1] != p: raise ValueError(f"E has {A.shape[1]} columns but the model was fitted on {p}")
 
+def _single(A)->np.ndarray:
+    "A clipped to single precision, which XGBoost reads: past its largest number a value is on the same side of every split."
+    top = float(np.finfo(np.float32).max)
+    return A if np.abs(A).max(initial=0) <= top else np.clip(A, -top, top)
+
 # %% ../nbs/07_shapley.ipynb #6326ce82
 def dask_rows(
-    client, # a dask.distributed Client
+    executor:Executor, # an `Executor` on a Dask cluster
     A, # an (n, ...) array held here
     rows:int=1_000_000, # at most this many rows per block (and at least one block per worker)
 ): # a dask array whose row blocks live on the cluster's workers
     "Send `A` to the cluster in row blocks, as the dask array `xgboost.dask` trains on and predicts for."
     import dask.array as da
     A = np.asarray(A)
-    parts = row_blocks(len(A), rows, max(1, len(client.scheduler_info().get("workers", {}))))
-    futures = client.scatter([A[a:b] for a, b in parts], hash=False)   # fresh keys: a block sent again is not one the cluster is letting go of
+    parts = row_blocks(len(A), rows, executor.workers())
+    futures = executor.blocks(A, rows)          # fresh keys: a block sent again is not one the cluster is letting go of
     return da.concatenate([da.from_delayed(f, (b - a, *A.shape[1:]), A.dtype) for f, (a, b) in zip(futures, parts)])
 
 def fit_classifier(
@@ -146,11 +152,10 @@ def fit_classifier(
     depths:tuple=(1, 3, 4, 5, 6), # max_depth grid
     max_rounds:int=50, # maximum boosting rounds
     early_stopping:int=10, # stop a fold after this many rounds without improvement
-    n_jobs:int=1, # folds run in this many threads (xgboost itself always uses one)
+    executor=None, # the folds run here in `n_jobs` threads (an int, or an `Executor`); on a cluster the final model too
     tree_method:str=None, # None: "hist", or "exact" under the squared_error quirk
     eta:float=0.3, # learning rate of every booster (the paper's code: 0.3)
-    cv_rows:int=None, # above this many rows the cross-validation reads a seeded subsample of cv_rows rows; the final model still learns from every row (None: every row)
-    client=None, # a dask.distributed Client: the final model learns on its cluster through `xgboost.dask` (the cross-validation runs here)
+    large_rows:int=None, # above this many rows the cross-validation reads a seeded subsample of large_rows rows; the final model still learns from every row (None: every row)
 )->ShapleyModel: # the final model and its CV record
     "XGBoost model of `D` given `E`, tuned over depth and rounds by `n_folds`-fold CV as in the authors' code."
     quirks = resolve_reference(reference)
@@ -159,31 +164,32 @@ def fit_classifier(
     if n_folds < 2 or A.shape[0] < n_folds: raise ValueError(f"need 2 <= n_folds <= n; got n_folds={n_folds}, n={A.shape[0]}")
     depths = tuple(int(x) for x in depths)
     if not depths or min(depths) < 1: raise ValueError(f"depths must be positive integers, got {depths}")
-    if max_rounds < 1 or early_stopping < 1: raise ValueError("max_rounds and early_stopping must be >= 1")
-    if cv_rows is not None and (isinstance(cv_rows, bool) or not isinstance(cv_rows, (int, np.integer)) or cv_rows < n_folds):
-        raise ValueError(f"cv_rows must be None or an integer >= n_folds = {n_folds}, got {cv_rows!r}")
+    max_rounds, early_stopping = (check_scalar(v, name, Interval(int, 1)) for v, name in
+                                  ((max_rounds, "max_rounds"), (early_stopping, "early_stopping")))
+    large_rows = check_scalar(large_rows, "large_rows", None, Interval(int, n_folds),
+                              text=f"None or an integer >= n_folds = {n_folds}")
+    executor = Executor.of(executor)
     rng = np.random.default_rng(seed)
     cv = slice(None)                                       # the rows the cross-validation reads
-    if cv_rows is not None and A.shape[0] > cv_rows: cv = np.sort(rng.choice(A.shape[0], int(cv_rows), replace=False))
+    if large_rows is not None and A.shape[0] > large_rows: cv = np.sort(rng.choice(A.shape[0], large_rows, replace=False))
     A_cv, d_cv = A[cv], d[cv]
     folds = fold_labels(A_cv.shape[0], n_folds, rng)
     xgb_seed = int(rng.integers(2**31 - 1))
     method = _tree_method(quirks, tree_method)
-    if not 0 < eta <= 1: raise ValueError(f"eta must be in (0, 1], got {eta!r}")
+    eta = check_scalar(eta, "eta", Interval(float, 0, 1, "right"), text="in (0, 1]")
     args = (depths, max_rounds, early_stopping, method, xgb_seed, eta)
-    if n_jobs == 1: parts = [_cv_fold(A_cv, d_cv, folds == k, *args) for k in range(n_folds)]
-    else:
-        from joblib import Parallel, delayed
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_cv_fold)(A_cv, d_cv, folds == k, *args) for k in range(n_folds))
+    here = Executor(executor.n_jobs)                       # the folds run here, in threads
+    parts = here.map(_cv_fold, [(A_cv, d_cv, folds == k, *args) for k in range(n_folds)], threads=True)
     loss = np.sum(parts, axis=0)
     n_rounds, depth = choose_hyperparameters(loss, depths)
     objective = "reg:squarederror" if "squared_error" in quirks else "binary:logistic"
     params = dict(objective=objective, eta=eta, max_depth=depth, base_score=0.5, nthread=1,
                   tree_method=method, seed=xgb_seed)
-    if client is None: booster = xgb.train(params, xgb.DMatrix(A, label=d, nthread=1), num_boost_round=n_rounds)
+    if not executor.on_cluster: booster = xgb.train(params, xgb.DMatrix(A, label=d, nthread=1), num_boost_round=n_rounds)
     else:                                                  # every row, in blocks on the workers: xgboost's allreduce joins their histograms
         from xgboost import dask as dxgb
-        rows, labels = dask_rows(client, A), dask_rows(client, d)   # the same blocks: their bounds depend on n alone
+        client = executor.client
+        rows, labels = dask_rows(executor, A), dask_rows(executor, d)   # the same blocks: their bounds depend on n alone
         with client.as_current():                          # xgboost.dask asks for the current client, which a fit's own Client is not by default
             booster = dxgb.train(client, params, dxgb.DaskDMatrix(client, rows, labels), num_boost_round=n_rounds,
                                  verbose_eval=False)["booster"]
@@ -209,7 +215,7 @@ def shapley_values(
     model, # a ShapleyModel or an xgboost Booster
     E, # n x p errors in the columns the model was fitted on (array or DataFrame)
     return_base:bool=False, # also return the base value phi_0
-    client=None, # a dask.distributed Client: TreeSHAP runs on its cluster's workers, a block of rows each (the same numbers)
+    executor=None, # None: here; an `Executor` on a Dask cluster: TreeSHAP on its workers, a block of rows each (the same numbers)
 ): # n x p Shapley values (DataFrame if E is one), and the base value if `return_base`
     "Per-patient TreeSHAP values of the model's margin, computed by xgboost (`pred_contribs=True`)."
     booster = model.booster if isinstance(model, ShapleyModel) else model
@@ -219,10 +225,13 @@ def shapley_values(
     known = getattr(model, "feature_names", None)
     if names is not None and known is not None and names != known:
         raise ValueError(f"E's columns {names} differ from the model's {known}")
-    if client is None: contrib = booster.predict(xgb.DMatrix(A, nthread=1), pred_contribs=True)
+    executor = Executor.of(executor)
+    A = _single(A)                                      # XGBoost reads single precision (see `ShapleyModel.margin`)
+    if not executor.on_cluster: contrib = booster.predict(xgb.DMatrix(A, nthread=1), pred_contribs=True)
     else:
         from xgboost import dask as dxgb
-        with client.as_current(): contrib = dxgb.predict(client, booster, dask_rows(client, A), pred_contribs=True).compute()
+        client = executor.client
+        with client.as_current(): contrib = dxgb.predict(client, booster, dask_rows(executor, A), pred_contribs=True).compute()
     values, base = contrib[:, :-1].astype(np.float64), float(contrib[0, -1])
     if isinstance(E, pd.DataFrame): values = pd.DataFrame(values, index=E.index, columns=E.columns)
     return (values, base) if return_base else values
@@ -316,7 +325,7 @@ def rank_root_causes(
     names=None, # the p variable names (default: Series index, else 0..p-1)
     top:int=None, # keep at most this many (None: all positive ones)
 )->list: # names of the variables with Shapley value > 0, largest first, ties in input order
-    "Patient-specific root causes per Definition 4: variables with positive Shapley value, in decreasing order."
+    "Patient-specific root causes per Definition 4, without its ancestry check: variables with positive Shapley value, largest first."
     if names is None: names = list(shap_row.index) if isinstance(shap_row, pd.Series) else None
     s = np.asarray(shap_row, dtype=np.float64)
     if s.ndim != 1: raise ValueError(f"shap_row must be one patient's values (1-D), got shape {s.shape}")
@@ -405,7 +414,7 @@ def plot_beeswarm(
     return fig
 
 # %% ../nbs/07_shapley.ipynb #d0c60007
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/07_shapley.ipynb #d0c50007
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

@@ -20,7 +20,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.special import expit, ndtr
 
-from .hnm import _attach, mad_scale, zscore
+from fastcore.basics import patch_to
+
+from .core import Interval, check_scalar
+from .hnm import mad_scale, zscore
 
 # %% ../nbs/01_simulate.ipynb #f535c0f7
 def _sqrt1(x): return np.sqrt(x * x + 1.0)
@@ -85,9 +88,7 @@ PAIR_CAUSES = ("uniform", "t5", "chi2")
 PAIR_NOISES = ("uniform", "t5", "exp")
 
 def _check_n(n, name="n"):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)): raise ValueError(f"{name} must be an integer, got {n!r}")
-    if n < 2: raise ValueError(f"{name} must be at least 2 (data are z-scored), got {n}")
-    return int(n)
+    return check_scalar(n, name, Interval(int, 2), text="an integer, at least 2 (the data are z-scored)")
 
 def sample_pair(
     model:str, # "lingam", "anm", "hnm" or "pnl"
@@ -171,9 +172,7 @@ class DAGModel:
 
 # %% ../nbs/01_simulate.ipynb #91da0d48
 def _check_int(v, name, low):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise ValueError(f"{name} must be an integer, got {v!r}")
-    if v < low: raise ValueError(f"{name} must be at least {low}, got {v}")
-    return int(v)
+    return check_scalar(v, name, Interval(int, low), text=f"an integer, at least {low}")
 
 def random_dag(
     p:int, # number of nodes, the diagnosis D included (>= 2)
@@ -271,7 +270,7 @@ def _sample_rows(self:DAGModel, data, err, rng)->DAGSample:
                      adj=self.adjacency[np.ix_(cols, cols)].copy(), parents_D=to_col(self.parents(t)),
                      ancestors_D=to_col(self.ancestors(t)), dag=self, columns=cols)
 
-_attach(DAGModel, "sample")(_sample)
+patch_to(DAGModel, nm="sample")(_sample)
 
 # %% ../nbs/01_simulate.ipynb #4a66e8f2
 def sample_dag(
@@ -316,7 +315,7 @@ def _terms(self:DAGSample,
     return fa, gm
 
 for _name, _fn in (("head", _head), ("normalized_errors", _normalized_errors), ("terms", _terms)):
-    _attach(DAGSample, _name)(_fn)
+    patch_to(DAGSample, nm=_name)(_fn)
 
 # %% ../nbs/01_simulate.ipynb #d008dca4
 def demo(
@@ -438,7 +437,6 @@ def _cdt_node(self:ZooDAG, c, parents_data, m, mechanisms):
         mech = cls(parents_data.shape[1], m, noise)
         return mech(parents_data)[:, 0], mech.noise[:, 0]
 
-@_attach(ZooDAG, "sample")
 def _sample_zoo(self:ZooDAG,
                 m:int, # number of rows (>= 2)
                 seed=None, # None, int or np.random.Generator
@@ -475,6 +473,8 @@ def _sample_zoo(self:ZooDAG,
             gm = multiplicative_function(zscore(data[:, pa] @ self.weights_multiplicative[pa, c]), self.multiplicative[c])
             data[:, c] = fa + err[:, c] * gm
     return _sample_rows(self, data, err, rng)
+
+patch_to(ZooDAG, nm="sample")(_sample_zoo)
 
 # %% ../nbs/01_simulate.ipynb #3b3d14fb
 def plot_pair(
@@ -546,7 +546,7 @@ def plot_dag(
     return ax
 
 # %% ../nbs/01_simulate.ipynb #d0c60001
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/01_simulate.ipynb #d0c50001
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

@@ -15,7 +15,6 @@ import os
 import threading
 from dataclasses import dataclass
 from itertools import combinations, count
-from numbers import Integral, Real
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -25,7 +24,8 @@ from tqdm.auto import tqdm
 
 from .ci_tests import (ResidualCache, feature_map, get_ci_test, mars_p_value, residual_p_value, residualize,
                                spline_basis, spline_p_value, spline_residuals)
-from .hnm import check_matrix, zscore
+from .core import Executor, Interval, check_matrix, check_scalar
+from .hnm import zscore
 
 # %% ../nbs/06_skeleton.ipynb #2fc736d8
 def _ancestral_set(A, nodes):
@@ -68,7 +68,7 @@ class ResidualCITest:
                  cache_mb:float=256.0, # memory bound of the residual cache, and separately of the conditioning-set cache, in MB
                 ):
         if residualizer not in ("mars", "spline"): raise ValueError(f"residualizer must be 'mars' or 'spline'; got {residualizer!r}")
-        if not (isinstance(cache_mb, Real) and cache_mb >= 0): raise ValueError(f"cache_mb must be >= 0; got {cache_mb!r}")
+        cache_mb = check_scalar(cache_mb, "cache_mb", Interval(float, 0))
         self.residualizer, self.cache_mb = residualizer, float(cache_mb)
     def __repr__(self): return f"ResidualCITest({self.residualizer!r}, cache_mb={self.cache_mb:g})"
     def bind(self, X): "An index-based test `(i, j, S) -> p` on the columns of `X`."; return ResidualCache(X, self.residualizer, cache_mb=self.cache_mb)
@@ -228,18 +228,17 @@ def _chunks(jobs, level, k):
     bounds = [0, *sorted(set(int(c) + 1 for c in cuts)), len(jobs)]
     return [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
 
-def _run_level(pool, n_jobs, test, jobs, level, alpha, bar, token=None, cluster=None):
+def _run_level(pool, executor, test, jobs, level, alpha, bar, token=None, cluster=None):
     "Decide every edge of one level; results in the order of `jobs`."
-    if cluster is not None and len(jobs) >= 2:                           # (client, future of the scattered test, threads)
-        client, remote, threads = cluster
-        futures = [client.submit(_decide_chunk_dask, token, remote, jobs[lo:hi], level, alpha, pure=False)
-                   for lo, hi in _chunks(jobs, level, 4 * threads)]
-        out = [r for res in client.gather(futures) for r in res]
+    if cluster is not None and len(jobs) >= 2:                           # (future of the scattered test, threads)
+        remote, threads = cluster
+        chunks = [(token, remote, jobs[lo:hi], level, alpha) for lo, hi in _chunks(jobs, level, 4 * threads)]
+        out = [r for res in executor.map(_decide_chunk_dask, chunks) for r in res]
         if bar is not None: bar.update(len(out))
         return out
     if pool is None or len(jobs) < 2:
         return _decide_edges(test, jobs, level, alpha, bar)           # the bar moves as edges are decided
-    spans = _chunks(jobs, level, 4 * effective_n_jobs(n_jobs))
+    spans = _chunks(jobs, level, 4 * executor.threads())
     out = []
     for res in pool(delayed(_decide_chunk)(token, test, jobs[lo:hi], level, alpha) for lo, hi in spans):
         out.extend(res)
@@ -252,20 +251,17 @@ def skeleton_stable(
     alpha:float=0.1, # significance level: an edge goes at the first test with p >= alpha (the paper's 0.1)
     ci_test="mars", # "mars", "spline", "fisher_z", a callable ci_test(x, y, z) -> p, or an object with .bind(X)
     max_cond:int=None, # largest conditioning-set size (pcalg's m.max); None for no limit
-    n_jobs:int=1, # joblib workers per level; any value gives the same result as 1
+    executor=None, # where each level's edges are decided: None (here), joblib workers (an int) or an `Executor`
     verbose:bool=False, # progress bar per level and one summary line per level
     conditioners=None, # optional (p, p) bool mask: conditioners[k, x] allows k in the sets of pairs tested from x
     progress=None, # optional callable progress(level, edges_left) after each level
-    client=None, # a dask.distributed Client: each level's edges are decided on its cluster (then `n_jobs` is ignored)
 )->Skeleton:
     "The skeleton phase of PC-stable with pcalg's semantics: order-independent, and parallel within each level."
     A, names = _check_data(X)
     p = A.shape[1]
-    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1); got {alpha!r}")
-    if max_cond is not None and (isinstance(max_cond, bool) or not isinstance(max_cond, Integral) or max_cond < 0):
-        raise ValueError(f"max_cond must be None or an integer >= 0; got {max_cond!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (joblib convention, -1 = all cores); got {n_jobs!r}")
+    alpha = check_scalar(alpha, "alpha", Interval(float, 0, 1, "neither"))
+    max_cond = check_scalar(max_cond, "max_cond", None, Interval(int, 0))
+    executor = Executor.of(executor)
     mask = np.ones((p, p), dtype=bool) if conditioners is None else np.asarray(conditioners, dtype=bool)
     if mask.shape != (p, p): raise ValueError(f"conditioners must have shape {(p, p)}; got {mask.shape}")
     test = resolve_ci_test(ci_test).bind(A)
@@ -273,20 +269,17 @@ def skeleton_stable(
     G = ~np.eye(p, dtype=bool)
     sepsets, pmax, per_level = {}, np.full((p, p), -np.inf), []
     level, done = 0, False
-    pool = Parallel(n_jobs=n_jobs, return_as="generator") if n_jobs != 1 and client is None else None
+    pool = Parallel(n_jobs=executor.n_jobs, return_as="generator") if executor.parallel and not executor.on_cluster else None
     token = (os.getpid(), next(_RUNS))                               # names this run's test inside the workers
     if pool is not None: pool.__enter__()                           # keep the workers across levels
-    cluster = None
-    if client is not None:                                           # the data travels once per worker, not once per task
-        [remote] = client.scatter([test], broadcast=True, hash=False)
-        cluster = (client, remote, max(1, sum(client.nthreads().values())))
+    cluster = (executor.share(test), executor.threads()) if executor.on_cluster else None   # the data travels once per worker
     try:
         while not done and G.any() and level <= m_max:
             nbrs = [[k for k in np.flatnonzero(G[x]) if mask[k, x]] for x in range(p)]   # the snapshot
             jobs = [(int(a), int(b), [k for k in nbrs[a] if k != b], [k for k in nbrs[b] if k != a])
                     for a, b in zip(*np.nonzero(np.triu(G, 1)))]
             bar = tqdm(total=len(jobs), desc=f"level {level}", leave=False, delay=2.0) if verbose else None  # shown on long levels
-            results = _run_level(pool, n_jobs, test, jobs, level, alpha, bar, token, cluster)
+            results = _run_level(pool, executor, test, jobs, level, alpha, bar, token, cluster)
             if bar is not None: bar.close()
             done, count = True, 0
             for (a, b, _, _), (removed, S, pm, nt, more) in zip(jobs, results):
@@ -330,7 +323,7 @@ def toy_dag_data(
     seed=0, # None, int or np.random.Generator
 )->tuple: # (DataFrame with columns A..F, (6, 6) bool DAG adjacency, adj[i, j] means i -> j)
     "The six-node HNM toy: chain A->B->C, fork C<-B->D, collider C->E<-D, and E->F."
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 10: raise ValueError(f"n must be an integer >= 10; got {n!r}")
+    n = check_scalar(n, "n", Interval(int, 10))
     rng = np.random.default_rng(seed)
     e = rng.standard_normal((6, n))
     z = lambda v: (v - v.mean()) / v.std(ddof=1)
@@ -410,7 +403,7 @@ def plot_toy_skeleton(
     return plot_skeleton(a, sk, title=f"{ci_test}, alpha = {alpha:g}, n = {n}: {sk.n_tests} tests")
 
 # %% ../nbs/06_skeleton.ipynb #d0c60006
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/06_skeleton.ipynb #d0c50006
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)

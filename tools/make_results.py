@@ -8,11 +8,13 @@ results/README.md and the report page (nbs/bench/06_report.ipynb, whose stored o
     python tools/make_results.py --budget 60        # stop starting new stages after 60 minutes
     python tools/make_results.py --check 2          # re-fit 2 stored data sets drawn at random; exit 1 if a number moved
 
-Each (data set, method) result is a JSON file under results/cache/ (the runner of grci_lit.bench.runner) that also
-names the commit that produced it and its CPU seconds, so an interrupted run loses nothing; rerunning the same command
-continues where it stopped. results/cache/ is git-ignored: what is committed is results/*.csv, results/*.png,
-results/runs/ (every stored number, what --check re-fits), results/provenance.json, results/README.md and the report
-notebook's outputs.
+Each (data set, method) result is a JSON file under lab/cache/runner/ (the runner of grci_lit.bench.runner; the lab's
+cache, git-ignored, where every recomputable file lives) that also names the commit that produced it and its CPU
+seconds, so an interrupted run loses nothing; rerunning the same command continues where it stopped. What is committed
+is results/*.csv, results/*.png, results/runs/ (every stored number, what --check re-fits), results/provenance.json,
+results/README.md and the report notebook's outputs. The tables of the research beyond the paper (results/zoo_*.csv)
+are written by the lab from its records (`python -m lab tables`); this tool gathers their provenance and re-fits their
+data sets too (--check).
 """
 import argparse
 import json
@@ -32,12 +34,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import grci_lit  # noqa: E402
 from grci_lit.bench import pairs, runner  # noqa: E402
-from grci_lit.scale import package_commit  # noqa: E402
-sys.path.insert(0, str(ROOT / "tools"))
-from provenance import code_files, code_files_at, code_fingerprint, machine  # noqa: E402
+from grci_lit.bench.measure import package_commit  # noqa: E402
+from grci_lit.bench.report import code_files, code_files_at, code_fingerprint, machine  # noqa: E402
 
 RESULTS = ROOT / "results"
-CACHE = RESULTS / "cache"
+RECORDS = ROOT / "lab" / "records"   # the lab's stores: one JSON-lines file per experiment, with its runs
+CACHE = ROOT / "lab" / "cache" / "runner"
+OLD_CACHE = RESULTS / "cache"        # where the runner's cache lived before the lab kept every cache
+if OLD_CACHE.is_dir() and not CACHE.exists():
+    CACHE.parent.mkdir(parents=True, exist_ok=True); OLD_CACHE.rename(CACHE)
 RUNLOG = CACHE / "runlog.jsonl"
 
 # ---------------------------------------------------------------- stages: (name, description, callable)
@@ -160,16 +165,27 @@ TABLES = {  # table -> (what it is, its stages, the runner's kind, pnl)
     "tuebingen": ("Tübingen pairs", ("tuebingen",), None, None),
     "pbc_seed": ("PBC without resampling, GRCI's seed varied", ("pbc_seed",), "pbc_seed", None),
 }
-EXTERNAL = {  # tables written by other tools, each folder with its own provenance.json: (what, folder, the modules its tool imports)
-    "zoo": ("the zoo of generators (chapter Beyond the paper)", RESULTS / "beyond_the_paper" / "zoo", ("grci_lit.beyond",)),
-    "zoo_rankings": ("GRCI()'s fits on the zoo's report data sets, ranked with every window rule, the default's among them (chapter Beyond the paper)",
-                     RESULTS / "beyond_the_paper" / "zoo_rankings" / "report", ("grci_lit.beyond",)),
-    "real_bootstraps": ("PBC and Pima bootstraps of chapter Beyond the paper", RESULTS / "beyond_the_paper" / "real_bootstraps",
-                        ("grci_lit.bench.runner",)),
+EXTERNAL = {  # tables written by the lab from its stores, each store with its runs: (what, store under lab/records, the modules its stage imports)
+    "zoo": ("the zoo of generators on the report seeds (results/zoo_headline.csv; chapter Beyond the paper)", "zoo", ("lab.zoo",)),
+    "zoo_replicate": ("the zoo on a second draw of fresh seeds (results/zoo_second_draw.csv)", "zoo_replicate", ("lab.zoo",)),
+    "zoo_tuning": ("the zoo's tuning data sets and their ladder (results/zoo_ladder.csv)", "zoo_tuning", ("lab.zoo",)),
+    "zoo_rankings": ("GRCI()'s fits on the zoo's report data sets, ranked with every window rule, the default's among them (the lab's notebooks)",
+                     "zoo_rankings_report", ("lab.zoo",)),
+    "real_bootstraps": ("PBC and Pima bootstraps of the lab's notebooks", "real_bootstraps", ("grci_lit.bench.runner",)),
 }
 RUN_COLUMNS = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant", "method", "rbo", "mse", "seconds",
                "job_cpu_s", "patients", "commit"]
 CHECK_TOL = 0.005   # largest |re-fit - stored| accepted for an RBO, and for an MSE relative to max(1, |stored|)
+# FastICA stops at R's 100 iterations unconverged on most of these data sets; its last iterate then depends on the
+# machine's BLAS kernel (seen on one data set: ICA's MSE 3.016 stored, 2.392 re-fitted under OPENBLAS_CORETYPE=Haswell,
+# with the same code and data), so the two ICA methods' numbers are shown beside the re-fit, not compared.
+UNCOMPARED = ("ica", "ica_tree_shap")
+
+
+def _tolerance(name:str, want:float)->float:
+    "The largest |re-fit - stored| accepted for the number `name` ('method metric') stored as `want` (inf: not compared)."
+    if name.split()[0] in UNCOMPARED: return np.inf
+    return CHECK_TOL * (max(1.0, abs(want)) if name.endswith("mse") else 1.0)
 
 
 def _stage_jobs(table):
@@ -197,7 +213,7 @@ def write_runs()->dict:
 
 
 def _variant_settings():
-    from grci_lit.scale import fit_settings
+    from grci_lit.bench.measure import fit_settings
     return {v: fit_settings({"variant": v}) for v in VARIANTS_RUN}
 
 
@@ -229,8 +245,9 @@ def write_provenance(runs:dict)->dict:
         tables[table] = dict(what=what, stages=list(stages), runs=runs_, settings=_variant_settings() if kind else None,
                              first=min(e["started"] for e in entries), last=max(e["started"] for e in entries),
                              results=None if df is None else int(len(df)), cpu_seconds=cpu, cpu_seconds_is=cpu_is)
-    for table, (what, folder, modules) in EXTERNAL.items():
-        prov = json.loads((folder / "provenance.json").read_text()) if (folder / "provenance.json").exists() else []
+    for table, (what, store, modules) in EXTERNAL.items():
+        runs_path, records_path = RECORDS / f"{store}.runs.json", RECORDS / f"{store}.jsonl"
+        prov = json.loads(runs_path.read_text()) if runs_path.exists() else []
         if not prov: continue
         files = sorted(code_files(modules))
         runs_ = []
@@ -240,12 +257,11 @@ def write_provenance(runs:dict)->dict:
                 runs_.append(dict(commit=commit, version=next(r["version"] for r in prov if r["commit"] == commit),
                                   code=code_fingerprint(cf), code_files=cf, machine=prov[-1]["machine"]))
         secs = 0.0
-        for f in folder.rglob("*.json"):
-            if f.name == "provenance.json": continue
-            d = json.loads(f.read_text())
-            vals = [d] if isinstance(d, dict) and "seconds" in d else d.values() if isinstance(d, dict) else d   # one result, or one per label
+        for line in records_path.read_text().splitlines():
+            d = json.loads(line)["record"]
+            vals = [d] if "seconds" in d else d.values()      # one result (the runner's rows), or one per label
             secs += sum(v.get("seconds", 0) or 0 for v in vals if isinstance(v, dict))
-        tables[table] = dict(what=what, folder=str(folder.relative_to(ROOT)), runs=runs_,
+        tables[table] = dict(what=what, store=str(records_path.relative_to(ROOT)), runs=runs_,
                              first=min(r["started"] for r in prov), last=max(r["started"] for r in prov),
                              cpu_seconds=secs, cpu_seconds_is="sum of the fits' seconds (one thread each)")
     prov = dict(written=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tables=tables)
@@ -263,18 +279,21 @@ def _job_of(row, methods)->dict:
     return jobs[0]
 
 
-ZOO = RESULTS / "beyond_the_paper" / "zoo"
+ZOO = RECORDS / "zoo.jsonl"
 ZOO_CHECKED = ("paper", "one window", "default")   # the zoo's stored fits the tables read ("smoothed" and "fast" are history)
 
 
-def _check_zoo(path)->list:
+def _zoo_records(path)->dict:
+    "name -> record of a store of the lab (a JSON-lines file), read without the lab."
+    return {r["name"]: r["record"] for r in map(json.loads, Path(path).read_text().splitlines()) if r}
+
+
+def _check_zoo(name, stored)->list:
     "Re-fit one stored zoo data set (the variants of `ZOO_CHECKED` it stores, as stored): [(label, stored, re-fit)]."
-    from grci_lit.beyond import zoo_seed
-    stored = json.loads(Path(path).read_text())
-    family, p, n, seed = Path(path).stem.rsplit("_", 3)
+    from lab.zoo import parse_name, zoo_seed    # the lab's protocol, reached only when a zoo data set is drawn
     variants = {k: (stored[k]["settings"]["variant"] if set(stored[k]["settings"]) == {"variant"} else stored[k]["settings"])
                 for k in ZOO_CHECKED if k in stored}
-    new = zoo_seed(family, int(p[1:]), int(n[1:]), int(seed[1:]), variants=variants)
+    new = zoo_seed(**parse_name(name), variants=variants)
     return [(f"{k} rbo", stored[k]["rbo"], new[k]["rbo"]) for k in variants]
 
 
@@ -286,7 +305,7 @@ def _check_runs(stored)->list:
             for _, r in stored.iterrows() for metric in ("rbo", "mse") if metric in r and not pd.isna(r[metric])]
 
 
-def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
+def check(n:int, seed:int=0, runs_dir=RUNS, zoo_store=ZOO)->int:
     "Re-fit `n` stored data sets drawn at random (seeded, each table as likely); print stored beside re-fit; 1 when one differs by more than CHECK_TOL."
     from grci_lit.bench.report import stale_files
     frames = [pd.read_csv(f) for f in sorted(Path(runs_dir).glob("*.csv"))]
@@ -302,9 +321,9 @@ def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
                     if r["kind"] == "synth" else f"{r['dataset']}, bootstrap {int(r['bootstrap'])}") + f", variant {r['variant']}"
             table = ("pnl" if r["pnl"] == True else "hnm") if r["kind"] == "synth" else "real"   # noqa: E712 (numpy or object bools)
             items.append((what, table, lambda stored=stored: _check_runs(stored)))
-    if zoo_dir is not None and Path(zoo_dir).exists():
-        items += [(f"zoo {f.stem}", "zoo", lambda f=f: _check_zoo(f)) for f in sorted(Path(zoo_dir).glob("*_p*_n*_s*.json"))]
-    if not items: print(f"no stored results in {runs_dir}" + (f" or {zoo_dir}" if zoo_dir else "") + "; run the stages first"); return 1
+    if zoo_store is not None and Path(zoo_store).exists():
+        items += [(f"zoo {name}", "zoo", lambda name=name, r=r: _check_zoo(name, r)) for name, r in sorted(_zoo_records(zoo_store).items())]
+    if not items: print(f"no stored results in {runs_dir}" + (f" or {zoo_store}" if zoo_store else "") + "; run the stages first"); return 1
     size = pd.Series([t for _, t, _ in items]).value_counts()
     weight = np.array([1.0 / size[t] for _, t, _ in items]); weight /= weight.sum()   # every table as likely as another
     pick = np.random.default_rng(seed).choice(len(items), size=min(n, len(items)), replace=False, p=weight)
@@ -312,7 +331,7 @@ def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
     prov = json.loads(path.read_text())["tables"] if path.exists() else {}
     changed = sorted({f for t in prov.values() for r in t["runs"] for f in stale_files(r["code_files"])})
     print(f"checking {len(pick)} of {len(items)} stored data sets (seed {seed}); tolerance {CHECK_TOL} on RBO, and on MSE "
-          f"relative to max(1, |MSE|)" + (f"; code changed since some tables were written: {', '.join(changed)}" if changed else ""))
+          f"relative to max(1, |MSE|); the ICA methods' numbers are shown, not compared (FastICA stops unconverged and its last iterate moves with the BLAS kernel)" + (f"; code changed since some tables were written: {', '.join(changed)}" if changed else ""))
     failed = 0
     for i in pick:
         what, _, refit = items[i]
@@ -320,17 +339,18 @@ def check(n:int, seed:int=0, runs_dir=RUNS, zoo_dir=ZOO)->int:
         rows = refit()
         print(f"  {what} ({time.time() - t:.0f} s):")
         for name, want, got in rows:
-            tol = CHECK_TOL * (max(1.0, abs(want)) if name.endswith("mse") else 1.0)
+            tol = _tolerance(name, want)
             ok = bool(np.isfinite(got) and abs(got - want) <= tol)
             failed += not ok
-            print(f"    {name:>10}: stored {want:.6f}, re-fit {got:.6f}, |diff| {abs(got - want):.1e} {'ok' if ok else 'DIFFERS'}")
+            verdict = ("shown (machine-dependent)" if np.isinf(tol) else "ok") if ok else "DIFFERS"
+            print(f"    {name:>10}: stored {want:.6f}, re-fit {got:.6f}, |diff| {abs(got - want):.1e} {verdict}")
     print("check passed" if not failed else f"check FAILED: {failed} number(s) differ by more than their tolerance")
     return int(failed > 0)
 
 
 def _md(df:pd.DataFrame, digits=3)->str:
     "A table as Markdown (blank for missing values)."
-    from grci_lit.beyond import markdown_table
+    from grci_lit.bench.report import markdown_table
     df = df.copy()
     for c in df.columns:
         if df[c].dtype == object: df[c] = df[c].fillna("")
@@ -344,7 +364,7 @@ def _read(name, **kw):
 
 def write_readme(prov:dict):
     "results/README.md: the page a reviewer reads first, every number read from the tables beside it."
-    from grci_lit.beyond import REPORT_SEEDS, ZOO_SIZES
+    from lab.settings import REPORT_SEEDS, ZOO_SIZES   # the zoo's protocol, as the lab ran it
     from grci_lit.bench.report import provenance_table
     hnm, pnl, real = _read("synth_headline.csv"), _read("pnl_headline.csv"), _read("real_headline.csv")
     sec, pnl_sec, tue, zoo = _read("synth_grci_seconds.csv"), _read("pnl_grci_seconds.csv"), _read("tuebingen.csv"), _read("zoo_headline.csv", dtype=str)
@@ -411,9 +431,10 @@ The default was chosen on tuning seeds of seven families of generators (the pape
 graphs, other noise laws, other mean and scale functions, non-monotone links to D, and the mechanisms of cdt's
 generator) and is reported on fresh seeds no choice saw: p in {tuple(ps)}, n in {tuple(ns)}, {len(REPORT_SEEDS)} data sets
 per family and size, each variant fitted once per data set (seed 0); the seconds ratio is the median of the default's
-seconds over the paper's algorithm's on the same data set.
-Per family (the per-size cells, the protocol, and DoWhy given the true graph as a yardstick are in the chapter
-Beyond the paper, `beyond_the_paper.html`):
+seconds over the paper's algorithm's on the same data set. These are new draws of the generators the default was tuned
+on: on generators nobody on the team wrote, the default was measured as accurate as the paper's algorithm, not more
+(chapter Beyond the paper, `beyond_the_paper.html`, says so with the rest of the evidence; the per-size cells, the
+protocol and DoWhy given the true graph as a yardstick are in the lab's notebooks, `lab/nbs/`). Per family:
 
 {_md(zoo.set_index("family"))}
 """]
@@ -422,8 +443,8 @@ Beyond the paper, `beyond_the_paper.html`):
 - **Data sets per cell**: {SYNTH_REPS} per cell of Tables 1 and 2 (the paper: 200), so the intervals here are wider
   than the paper's would be; {REAL_BOOTSTRAPS} bootstraps of PBC and Pima (the paper: 1 000).
 - **Fresh seeds**: the grid's data sets are seeds {seeds} of `sample_dag`; the seeds below 100 of the same generator
-  were used, in-sample, by earlier choices of the default (their history is in
-  [beyond_the_paper/HISTORY.md](beyond_the_paper/HISTORY.md)), so no number of Tables 1 and 2 was tuned on.
+  were used, in-sample, by earlier choices of the default (their history is the lab's, `lab/HISTORY.md`), so no
+  number of Tables 1 and 2 was tuned on.
 - **The truth**: each data set's ground truth is `ground_truth_shapley`, a model trained on 50 000 rows of the same
   draw, the paper's construction; the methods see the first n rows.
 - **Settings**: every method as the paper describes it (`reference=False`: none of the authors' R quirks); the
@@ -444,6 +465,7 @@ those files differs from the package here. The test suite fails when a status be
 | file | what it holds |
 |---|---|
 | `synth_headline.csv`, `pnl_headline.csv`, `real_headline.csv`, `zoo_headline.csv` | the tables above |
+| `zoo_second_draw.csv`, `zoo_ladder.csv` | the zoo on a second draw of fresh seeds, and its ladder on the tuning seeds (chapter **Beyond the paper**) |
 | `synth_grci_seconds.csv`, `pnl_grci_seconds.csv` | GRCI's seconds per cell beside Table 1(c) and 2(c) |
 | `synth_rbo_cells.csv`, `rbo_by_n.png`, `pnl_rbo_cells.csv` | every method's mean RBO per cell beside the paper's Table 1(a) / 2(a) (the paper's variant; `GRCI` is the paper's algorithm) |
 | `synth_paired_pooled.csv`, `synth_paired_balanced.csv`, `synth_paired_cells.csv`, `paired_differences.png`, `pnl_paired_pooled.csv` | the paper's algorithm minus each baseline, paired by data set |
@@ -453,9 +475,19 @@ those files differs from the package here. The test suite fails when a status be
 | `tuebingen.csv`, `tuebingen_moving_accuracy.png` | the Tübingen pairs |
 | `runs/hnm.csv`, `runs/pnl.csv`, `runs/real.csv` | every stored number: one row per data set, method and variant, with the commit and code fingerprint that produced it; what `--check` re-fits |
 | `provenance.json` | which code, settings, machine and CPU time produced each table |
-| `pairs_paired.csv` | synthetic pairs of the paper's design, the paper's pairwise test against the default's (written by chapter Beyond the paper's runs, not by `make_results.py`) |
-| `scale/`, `scale_bench.txt`, `scale_bench.json` | the chapter **GRCI at hospital scale** (`scale.html`) and `grci-lit bench scale` |
-| `beyond_the_paper/` | the chapter **Beyond the paper**: the zoo (`zoo/`; its tuning data sets `zoo_tuning/`, and at 50 variables `zoo_tuning_p50/`; `pnl` on a second draw of fresh seeds, `zoo_replicate/`), GRCI()'s fits ranked under every window rule, the default's among them (`zoo_rankings/`), DoWhy's yardstick (`zoo_dowhy/`), the bootstraps of its choice (`real_bootstraps/`) and the history of the default (`HISTORY.md`) |
+| `pairs_paired.csv` | synthetic pairs of the paper's design, the paper's pairwise test against the default's (the harness's `paired_pairs`, page `bench_pairs`; not written by `make_results.py`) |
+| `scale_bench.txt`, `scale_bench.json` | `grci-lit bench scale`'s tables (page `bench_scale`) |
+
+## What results/ holds, and where the records are
+
+`results/` holds only what a reader opens: the tables (CSV) and figures (PNG) above, each generated from stored
+records and small, this page, `provenance.json`, and `runs/`, the per-data-set numbers of Tables 1 and 2 and of the
+bootstraps that `--check` re-fits. Raw per-fit records live in the lab, under one policy: one store per experiment
+(`lab/records/<experiment>.jsonl`, one JSON line per data set, written whole and atomically, with
+`<experiment>.runs.json` naming the command, commit and machine of every run that wrote it; the chapter **GRCI at
+hospital scale** reads `lab/records/scale/`), and whatever a rerun can recompute (the runner's per-job files, a fit's
+arrays) in `lab/cache/`, which git ignores. `python -m lab tables` writes the zoo's tables here from the lab's
+records; this tool writes the rest from the runner's cache.
 
 ```
 python tools/make_results.py                      # run every stage still missing (resumable), then rebuild this page
@@ -473,9 +505,6 @@ def report(page=True):
     from grci_lit.bench.report import write_results
     parts = write_results(CACHE, RESULTS)
     print(f"wrote the tables and figures of {', '.join(k for k, v in parts.items() if v) or 'nothing (empty cache)'} into {RESULTS}/")
-    from grci_lit.bench.report import zoo_headline
-    zoo = zoo_headline(RESULTS / "beyond_the_paper" / "zoo")
-    if len(zoo): zoo.to_csv(RESULTS / "zoo_headline.csv", index=False)
     prov = write_provenance(write_runs())
     write_readme(prov)
     print(f"wrote {RUNS}/, {RESULTS / 'provenance.json'} and {RESULTS / 'README.md'}")

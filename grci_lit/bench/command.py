@@ -14,7 +14,6 @@ from pathlib import Path
 # %% ../../nbs/bench/05_command.ipynb #8caebbbc
 from ..baselines import METHODS
 from ..ci_tests import CI_TESTS
-from ..cli import CLIError
 from ..grci import VARIANTS
 from .fits import bench_partial_out, grci_local_accuracy, grci_rbo, grci_time
 from .pairs import DIRECTION_METHODS, bench_pairs, bench_tuebingen, tuebingen_summary
@@ -180,7 +179,7 @@ def _grci(a):
     _save(res, a.out, f"grci_{a.what}")
 
 def _grid(a):
-    if a.backend == "dask" and not a.scheduler: raise CLIError("--backend dask needs --scheduler ADDRESS")
+    if a.backend == "dask" and not a.scheduler: raise ValueError("--backend dask needs --scheduler ADDRESS")
     common = dict(out=a.out, methods=a.methods, n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler,
                   reference=a.reference, progress=not a.no_progress, variants=tuple(a.variant))
     if a.benchmark == "synth":
@@ -189,8 +188,8 @@ def _grid(a):
     _save(res, a.out, f"{a.benchmark}_results")
 
 def _scale(a):
-    if min(a.n + a.p + [a.pc_p, a.pc_n]) < 2: raise CLIError(f"--n, --p, --pc-p and --pc-n must be >= 2")
-    if a.cluster_n and (min(a.cluster_n) < 2 or a.workers < 1): raise CLIError("--cluster-n must be >= 2 and --workers >= 1")
+    if min(a.n + a.p + [a.pc_p, a.pc_n]) < 2: raise ValueError(f"--n, --p, --pc-p and --pc-n must be >= 2")
+    if a.cluster_n and (min(a.cluster_n) < 2 or a.workers < 1): raise ValueError("--cluster-n must be >= 2 and --workers >= 1")
     res = bench_scale(tuple(a.n), tuple(a.p), a.seed, pc_point=None, cluster_ns=tuple(a.cluster_n), workers=a.workers)
     _save(res["stages"], a.out, "scale")                   # saved before the long part
     if "cluster" in res: _save(res["cluster"], a.out, "scale_cluster")
@@ -204,11 +203,11 @@ _COMMANDS = {"pairs": _pairs, "tuebingen": _tuebingen, "skeleton": _skeleton, "p
 # %% ../../nbs/bench/05_command.ipynb #9d19c11f
 def main(
     argv, # the arguments after `grci-lit bench`
-)->int: # exit code (a bad size raises `CLIError`, which `grci-lit` reports in one line with exit code 2)
+)->int: # exit code (a bad size raises a `ValueError`, which `grci-lit` reports in one line with exit code 2; this module never imports the command line back)
     "`grci-lit bench ...`: parse the arguments and run one benchmark."
     a = build_parser().parse_args(list(argv))
     for name in ("n_pairs", "n", "p", "reps", "seeds", "repeats", "parents", "bootstraps", "n_truth"):
         v = getattr(a, name, None)
-        if v is not None and min(v if isinstance(v, list) else [v]) < 1: raise CLIError(f"--{name.replace('_', '-')} must be >= 1, got {v}")
+        if v is not None and min(v if isinstance(v, list) else [v]) < 1: raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {v}")
     _COMMANDS[a.benchmark](a)
     return 0

@@ -22,10 +22,10 @@ import pandas as pd
 
 # %% ../../nbs/bench/07_scale.ipynb #04cba1b8
 from ..grci import GRCI, _resolved_ci_test, mad_normalize
-from ..scale import cluster_record, fit_record
 from ..simulate import sample_dag
 from ..skeleton import skeleton_scores, skeleton_stable
 from .fits import _child_env
+from .measure import cluster_record, fit_record
 from .skeleton import causallearn_skeleton, have_causallearn
 
 # %% ../../nbs/bench/07_scale.ipynb #ad145117
@@ -34,7 +34,7 @@ def measure_scale_point(
     n:int, # rows
     seed:int, # data and GRCI seed
 )->dict: # seconds per stage, total wall / CPU seconds, peak RSS in MB, skeleton size, recall and precision
-    "The library's `fit_record` of GRCI() on sample_dag(p + 1, n, seed), in this table's columns, with the peak memory."
+    "`fit_record` (page bench_measure) of GRCI() on sample_dag(p + 1, n, seed), in this table's columns, with the peak memory."
     r = fit_record(p, n, seed)
     return dict(p=p, n=n, seed=seed, skeleton_s=r["skeleton_s"], extract_errors_s=r["extract_s"], shapley_s=r["shapley_s"],
                 total_s=r["seconds"], cpu_s=r["cpu_s"],
@@ -66,7 +66,7 @@ def measure_cluster_point(
     n:int, # rows
     workers:int, # worker processes of the LocalCluster (one thread each)
 )->dict: # `cluster_record`'s fields, JSON-safe
-    "The library's `cluster_record`: one `GRCI(scheduler=...)` fit of n rows on a LocalCluster of this machine, seed 0."
+    "`cluster_record` (page bench_measure): one `GRCI(scheduler=...)` fit of n rows on a LocalCluster of this machine, seed 0."
     return cluster_record(n, p, workers)
 
 _CHILDREN = {"point": measure_scale_point, "pc": measure_pc_point, "cluster": measure_cluster_point}

@@ -1,0 +1,57 @@
+"""The tables of the lab that a reader opens, written into `results/` from the lab's records: the zoo's headline (the
+results page and chapter 13), the zoo on a second draw of fresh seeds and the zoo's ladder (chapter 13). Each is
+small, generated, and its provenance is the runs of the stores it reads (`tools/make_results.py --report` gathers
+them into results/provenance.json)."""
+from pathlib import Path
+
+import pandas as pd
+
+from grci_lit.bench.report import zoo_headline
+
+from .settings import REPORT_SEEDS, SECOND_DRAW, ZOO_VARIANTS
+from .store import LAB, Store
+from .zoo import ladder_rows, zoo_results, zoo_table
+
+RESULTS = LAB.parent / "results"
+RUNGS = ["recovered", "true_skeleton", "true_parents", "true_errors"]
+
+
+def _diff(t)->list:
+    return [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] {w}/{l}" for m, lo, hi, w, l in zip(t["diff"], t.ci_low, t.ci_high, t.wins, t.losses)]
+
+
+def second_draw_table(report:pd.DataFrame, again:pd.DataFrame)->pd.DataFrame:
+    "Default minus the paper's algorithm per family on the report seeds, on a second draw, and on both (the families of the second draw)."
+    first = report[report.family.isin(set(again.family)) & report.label.isin(["paper", "default"])]
+    draws = {"report seeds": first, f"seeds {SECOND_DRAW[0]}-{SECOND_DRAW[-1]}": again, "both": pd.concat([first, again])}
+    t = {k: zoo_table(R, by=("family",)) for k, R in draws.items()}
+    return pd.DataFrame({"data sets (each draw)": t["report seeds"].data_sets, **{k: _diff(v) for k, v in t.items()}},
+                        index=t["both"].index).rename_axis("family").reset_index()
+
+
+def ladder_table(rows:pd.DataFrame, families)->pd.DataFrame:
+    "Per family and pooled: each rung's mean RBO (each set of errors through one Shapley model) and the data sets."
+    lad = rows.pivot_table(index="family", columns="label", values="rbo")[RUNGS].rename_axis(columns=None)
+    lad = lad.loc[[f for f in families if f in lad.index]]
+    lad.loc["every family"] = rows.pivot_table(index=["family", "p", "n", "seed"], columns="label", values="rbo")[RUNGS].mean()
+    counts = rows[rows.label == "recovered"].groupby("family").size()
+    lad.insert(0, "data sets", [int(counts.get(f, counts.sum())) for f in lad.index])
+    return lad.round(3).rename_axis("family").reset_index()
+
+
+def write_tables(records=None, out=None)->dict:
+    "Write the lab's tables into `out` (results/) from the stores in `records` (lab/records); returns name -> table."
+    from grci_lit.simulate import ZOO_FAMILIES
+    out = Path(out) if out is not None else RESULTS
+    store = lambda name: Store(name, records)
+    tables = {}
+    report = zoo_results(store("zoo"), labels=list(ZOO_VARIANTS))
+    if len(report):
+        tables["zoo_headline"] = zoo_headline(report)
+        again = zoo_results(store("zoo_replicate"), labels=["paper", "default"])
+        if len(again): tables["zoo_second_draw"] = second_draw_table(report, again)
+    rungs = ladder_rows(store("zoo_tuning"))
+    if len(rungs): tables["zoo_ladder"] = ladder_table(rungs, list(ZOO_FAMILIES))
+    out.mkdir(parents=True, exist_ok=True)
+    for name, t in tables.items(): t.to_csv(out / f"{name}.csv", index=False)
+    return tables
