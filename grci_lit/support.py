@@ -18,31 +18,29 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed, effective_n_jobs
 from scipy.special import expit
 
-from .grci import GRCI, TiedValuesWarning, validate_data
+from .core import Executor, Interval, Options, check_scalar
+from .grci import GRCI, TiedValuesWarning, _shapley, validate_data
 from .shapley import fit_classifier, shapley_values
 
 # %% ../nbs/08a_support.ipynb #300907f2
 RESAMPLES = ("distinct", "bootstrap", "half")  # how `bootstrap_rows` resamples the patients (see the text above)
 
 def _check_n_boot(n_boot)->int:
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
-        raise ValueError(f"n_boot must be an integer >= 2 (the number of refits), got {n_boot!r}")
-    return int(n_boot)
+    return check_scalar(n_boot, "n_boot", Interval(int, 2), text="an integer >= 2 (the number of refits)")
 
 def bootstrap_rows(
     D, # n diagnoses, 0/1
     n_boot:int, # number of resamples (>= 2)
-    seed=0, # None, int or np.random.Generator
+    seed=0, # None, an integer >= 0 or a np.random.Generator
     resample:str="distinct", # "distinct": a bootstrap draw's distinct rows; "bootstrap": all n, repeats kept; "half"
 )->tuple: # (list of n_boot sorted arrays of row positions, number of resamples drawn again within the classes of D)
     "Row positions of `n_boot` resamples of the patients; one that holds one class of D only is drawn again per class."
     n_boot = _check_n_boot(n_boot)
-    if resample not in RESAMPLES: raise ValueError(f"resample must be one of {RESAMPLES}, got {resample!r}")
+    check_scalar(resample, "resample", Options(*RESAMPLES))
     d = np.asarray(D); n = len(d)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_scalar(seed, "seed", None, Interval(int, 0), np.random.Generator))
     def draw(groups):                                     # groups: row positions to draw from, each group alike
         if resample == "half":
             return np.sort(np.concatenate([rng.choice(g, max(1, len(g) // 2), replace=False) for g in groups]))
@@ -73,7 +71,8 @@ def _refits(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TiedValuesWarning)   # the fit of the whole table has said so once
             g.fit(X.iloc[r].reset_index(drop=True), d[r])
-        V = g.ranking_scores(g.explain(X), g.transform(X)).to_numpy()   # the refit's scores of every patient
+        E = g.transform(X)                                        # every patient's errors under the refit
+        V = g.ranking_scores(_shapley(g.model_, E), E).to_numpy()   # their scores (`explain` without a second transform)
         positive, rank = V > 0, np.argsort(-V, axis=1, kind="stable")
         root += positive
         top3[every, rank[:, :3]] += positive[every, rank[:, :3]]
@@ -163,29 +162,29 @@ def bootstrap_support(
     X, # the n x p table it was fitted on
     D, # the n diagnoses it was fitted on
     n_boot:int=50, # number of refits (>= 2)
-    seed=0, # None, int or np.random.Generator: the resamples, and each refit's seed when the estimator has none
-    n_jobs:int=1, # refits side by side with joblib, each on one thread (-1: every core)
+    seed=0, # None, an integer >= 0 or a np.random.Generator: the resamples (and the refits' seeds, see the text)
+    n_jobs:int=1, # refits side by side with joblib, each on one thread (-1: one per core)
+    scheduler=None, # as for `GRCI`: None (this machine), "local", "tcp://host:8786" or a Dask Client
     resample:str="distinct", # how to resample the patients: "distinct", "bootstrap" or "half" (`bootstrap_rows`)
 )->Support:
     "Refit the estimator's GRCI on resamples of its patients, explain every patient with each refit, count what recurs."
     n_boot = _check_n_boot(n_boot)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer, got {n_jobs!r}")
     _check_fitted(estimator)
     X_df, d = validate_data(X, D, positive=getattr(estimator, "positive_", None))
     _check_same_patients(estimator, X_df, d)
-    rows_rng, seed_rng = np.random.default_rng(seed).spawn(2)
+    rows_rng, seed_rng = np.random.default_rng(check_scalar(seed, "seed", None, Interval(int, 0),
+                                                            np.random.Generator)).spawn(2)
     rows, redrawn = bootstrap_rows(d, n_boot, rows_rng, resample)
     if redrawn: warnings.warn(f"{redrawn} of {n_boot} resamples held patients of one class of D only; each was drawn "
                               "again within the two classes (a stratified resample)", stacklevel=2)
     params = dict(estimator.get_params(), n_jobs=1, verbose=False, scheduler=None)
-    own = params["seed"] is None                              # no seed of its own: one per refit, from `seed`
-    seeds = seed_rng.integers(2**31 - 1, size=n_boot).tolist() if own else [params["seed"]] * n_boot
-    workers = min(effective_n_jobs(n_jobs), n_boot)
-    task = lambda c: (type(estimator), params, X_df, d, [rows[k] for k in c], [seeds[k] for k in c])
-    chunks = np.array_split(np.arange(n_boot), min(n_boot, 4 * workers))   # a few refits per task: X sent once per task
-    parts = (Parallel(n_jobs=workers)(delayed(_refits)(*task(c)) for c in chunks) if workers > 1
-             else [_refits(*task(np.arange(n_boot)))])
+    kept = isinstance(params["seed"], (int, np.integer))     # the fit's integer seed serves every refit
+    seeds = [int(params["seed"])] * n_boot if kept else seed_rng.integers(2**31 - 1, size=n_boot).tolist()
+    with Executor.connect(scheduler, n_jobs) as ex:
+        k = min(n_boot, 4 * ex.threads()) if ex.parallel else 1   # a few refits per task: the table sent once per task
+        chunks, table = np.array_split(np.arange(n_boot), k), ex.share(X_df)
+        parts = ex.map(_refits, [(type(estimator), params, table, d, [rows[b] for b in c], [seeds[b] for b in c])
+                                 for c in chunks])
     names, refits = list(X_df.columns), pd.RangeIndex(n_boot, name="refit")
     share = lambda k: pd.DataFrame(sum(part[k] for part in parts) / n_boot, index=X_df.index, columns=names)
     labels = np.append(np.asarray(names, dtype=object), "")  # position -1, no root cause, reads ''
@@ -403,7 +402,7 @@ def support_columns(
     return out
 
 # %% ../nbs/08a_support.ipynb #f8820f47
-from .hnm import document_parameters
+from .core import document_parameters
 
 # %% ../nbs/08a_support.ipynb #09f2dc26
-document_parameters(globals())   # help() lists each parameter with its comment (chapter hnm)
+document_parameters(globals())   # help() lists each parameter with its comment (chapter core)
