@@ -128,7 +128,7 @@ def _check_fitted(estimator):
     "A fitted GRCI, else a one-line error."
     if not all(hasattr(estimator, a) for a in ("get_params", "fit", "explain", "transform", "ranking_scores")):
         raise ValueError(f"estimator must be a fitted GRCI, got {type(estimator).__name__}")
-    if not all(hasattr(estimator, a) for a in ("order_", "adjacency_", "feature_names_in_", "D_")):
+    if not all(hasattr(estimator, a) for a in ("order_", "adjacency_", "feature_names_in_", "D_", "settings_")):
         raise ValueError("this GRCI is not fitted yet: call fit(X, D) first, then bootstrap_support(estimator, X, D)")
 
 def _check_same_patients(estimator, X_df:pd.DataFrame, d:np.ndarray):
@@ -156,6 +156,12 @@ def _edge_table(
                           "share": A[:, keep].mean(axis=0)})
     return edges.sort_values(["in_fit", "share"], ascending=False, kind="stable").reset_index(drop=True)
 
+def _refit_settings(estimator):
+    "The fit's settings, with the folds of its Shapley model's cross-validation fixed as the fit ran them."
+    settings, plan = estimator.settings_, getattr(estimator, "plan_", None)
+    if plan is None: return settings                        # a fit saved before plans existed
+    return settings.replace(shapley_folds=plan.folds, shapley_folds_subsampled=plan.folds)
+
 # %% ../nbs/08a_support.ipynb #92ccee76
 def bootstrap_support(
     estimator, # a fitted GRCI: its settings are refitted, its answers are the ones counted
@@ -177,7 +183,7 @@ def bootstrap_support(
     rows, redrawn = bootstrap_rows(d, n_boot, rows_rng, resample)
     if redrawn: warnings.warn(f"{redrawn} of {n_boot} resamples held patients of one class of D only; each was drawn "
                               "again within the two classes (a stratified resample)", stacklevel=2)
-    params = dict(estimator.get_params(), n_jobs=1, verbose=False, scheduler=None)
+    params = dict(estimator.get_params(), n_jobs=1, verbose=False, scheduler=None, variant=_refit_settings(estimator))
     kept = isinstance(params["seed"], (int, np.integer))     # the fit's integer seed serves every refit
     seeds = [int(params["seed"])] * n_boot if kept else seed_rng.integers(2**31 - 1, size=n_boot).tolist()
     with Executor.connect(scheduler, n_jobs) as ex:
