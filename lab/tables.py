@@ -54,9 +54,11 @@ def support_table(
     out = []
     for family, R in parts:
         t = reliability_table(R.groupby("support")[["patients", "right"]].sum().reset_index(), bins)
+        sizes = sorted(set(zip(R.p, R.n)))
         out.append(t.assign(family=family, data_sets=len(R.drop_duplicates(["family", "p", "n", "seed"])),
-                            seeds=f"{R.seed.min()}-{R.seed.max()}", n_boot="/".join(map(str, sorted(set(R.n_boot))))))
-    cols = ["family", "data_sets", "seeds", "n_boot", "low", "high", "patients", "right", "accuracy", "mean_support"]
+                            sizes=" ".join(f"{p}x{n}" for p, n in sizes), seeds=f"{R.seed.min()}-{R.seed.max()}",
+                            n_boot="/".join(map(str, sorted(set(R.n_boot))))))
+    cols = ["family", "data_sets", "sizes", "seeds", "n_boot", "low", "high", "patients", "right", "accuracy", "mean_support"]
     return pd.concat(out)[cols].round(4).reset_index(drop=True)
 
 
