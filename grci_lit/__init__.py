@@ -1,3 +1,6 @@
-__version__ = "0.1.0"
+"""Generalized Root Causal Inference, literate: each patient's root causes of disease under the heteroscedastic noise model"""
 
-from .grci import GRCI, fit_seeds
+__version__ = "0.2.0"
+
+from .grci import GRCI
+from .stability import fit_seeds

@@ -6,12 +6,10 @@ Docs: https://grci-lit.github.io/grci_lit/grci.html.md"""
 
 # %% auto #0
 __all__ = ['MIN_ROWS', 'SETTINGS_CONSTRAINTS', 'PAPER', 'DEFAULT', 'VARIANTS', 'DEFAULT_VARIANT', 'DEFAULT_CHANGES',
-           'FIGURE1_NAMES', 'DEFAULT_ROWS', 'LARGE_N_ROWS', 'LARGE_N_FOLDS', 'MAX_ROWS', 'SMOOTH_WINDOW',
-           'SMOOTH_NARROW', 'SMOOTH_RATIO', 'SMOOTH_SHARE', 'binary_target', 'validate_data', 'TiedValuesWarning',
-           'tied_columns', 'break_ties', 'mad_normalize', 'GRCISettings', 'settings_table', 'GRCI', 'resolve_settings',
-           'FitPlan', 'stage_seeds', 'plan_fit', 'normalize_step', 'skeleton_step', 'errors_step',
-           'AveragedShapleyModel', 'shapley_step', 'rank_step', 'plot_shapley_summary', 'figure1_dag',
-           'plot_figure1_patient']
+           'FIGURE1_NAMES', 'binary_target', 'validate_data', 'TiedValuesWarning', 'tied_columns', 'break_ties',
+           'mad_normalize', 'GRCISettings', 'settings_table', 'GRCI', 'resolve_settings', 'FitPlan', 'stage_seeds',
+           'plan_fit', 'normalize_step', 'skeleton_step', 'errors_step', 'AveragedShapleyModel', 'shapley_step',
+           'rank_step', 'plot_shapley_summary', 'figure1_dag', 'plot_figure1_patient']
 
 # %% ../nbs/08_grci.ipynb #79388a60
 import dataclasses
@@ -864,27 +862,6 @@ def __sklearn_tags__(self:GRCI):
     return Tags(estimator_type=None, target_tags=TargetTags(required=True, one_d_labels=True),
                 transformer_tags=TransformerTags(preserves_dtype=["float64"]),
                 input_tags=InputTags(two_d_array=True, allow_nan=False), non_deterministic=False, requires_fit=True)
-
-# %% ../nbs/08_grci.ipynb #bc624c14
-DEFAULT_ROWS, LARGE_N_ROWS, LARGE_N_FOLDS = DEFAULT.max_rows, DEFAULT.large_rows, DEFAULT.shapley_folds_subsampled
-MAX_ROWS = 4000  # what an earlier version's settings dict without max_rows ran with
-SMOOTH_WINDOW, SMOOTH_NARROW, SMOOTH_RATIO, SMOOTH_SHARE = (DEFAULT.smooth_window, DEFAULT.smooth_narrow,
-                                                            DEFAULT.smooth_ratio, DEFAULT.smooth_share)
-
-def _variant(g:GRCI)->GRCISettings: return g._settings()                            # earlier: a name or a dict
-def _variant_settings(variant)->dict: return dict(resolve_settings(variant))        # every setting, by name
-def _resolved_max_rows(g:GRCI): return g._settings().max_rows
-def _resolved_ci_test(g:GRCI): return g._settings().ci_test
-
-@patch(as_prop=True)
-def variant_(self:GRCI): return self.settings_.name or self.settings_     # earlier: the variant a fit ran (`settings_`)
-
-def __getattr__(name:str):
-    "The names that moved to `grci_lit.ranking` and `grci_lit.stability`, found there."
-    from grci_lit import ranking, stability
-    for module in (ranking, stability):
-        if not name.startswith("__") and hasattr(module, name): return getattr(module, name)
-    raise AttributeError(f"module 'grci_lit.grci' has no attribute {name!r}")
 
 # %% ../nbs/08_grci.ipynb #d0c60008
 from .core import document_parameters

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from grci_lit.grci import AveragedShapleyModel, _shapley, mad_normalize, shapley_curves, smoothed_shapley
+from grci_lit.grci import AveragedShapleyModel, _shapley, mad_normalize
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley
+from grci_lit.ranking import shapley_curves, smoothed_shapley
 from grci_lit.shapley import fit_classifier, shapley_values
 from grci_lit.simulate import sample_dag
 from grci_lit.skeleton import skeleton_stable

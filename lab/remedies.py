@@ -7,10 +7,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from grci_lit.grci import TiedValuesWarning, _top_labels, mad_normalize, top1_agreement
+from grci_lit.grci import TiedValuesWarning, mad_normalize
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley, t_ci
 from grci_lit.simulate import sample_dag
 from grci_lit.skeleton import skeleton_stable
+from grci_lit.stability import _top_labels, top1_agreement
 
 from .settings import GRID, REMEDIES, make_grci
 from .store import Store
@@ -30,7 +31,7 @@ def fit_remedy(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TiedValuesWarning)
         for j in range(n_fits):
-            g = make_grci(dict(settings) or "paper", seed=seed + 10_000 * j).fit(X, D, skeleton=skeleton)
+            g = make_grci(settings or "paper", seed=seed + 10_000 * j).fit(X, D, skeleton=skeleton)
             shaps.append(g.ranking_scores()); seconds += sum(g.timings_.values()); first = first or g
     return sum(shaps) / len(shaps), first, seconds
 

@@ -18,11 +18,15 @@ import grci_lit
 from grci_lit.simulate import sample_dag
 p, n, seed, stage, ci_test, variant = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 kw = {k: v for k, v in (("ci_test", ci_test), ("variant", variant)) if v != "default"}   # "default": the package's own default
+import grci_lit.grci as grci
+if hasattr(grci, "GRCISettings"):       # a package with one settings object: the variant's preset, its CI test changed
+    s = grci.resolve_settings(kw.get("variant"))
+    grci_kw = {"variant": s.replace(ci_test=kw["ci_test"]) if "ci_test" in kw else s}
+else: grci_kw = kw                      # an earlier package took ci_test= beside variant=
 d = sample_dag(p + 1, n, seed=seed)
 c0, w0 = time.process_time(), time.perf_counter()
 if stage == "fit":
-    from grci_lit.grci import GRCI
-    g = GRCI(verbose=False, **kw).fit(d.X, d.D)
+    g = grci.GRCI(verbose=False, **grci_kw).fit(d.X, d.D)
     out = dict(edges=int(g.skeleton_.n_edges), stages={k: round(float(v), 2) for k, v in getattr(g, "timings_", {}).items()})
 else:
     from grci_lit.skeleton import skeleton_stable

@@ -7,10 +7,10 @@ import json, time, warnings
 import numpy as np
 import pandas as pd
 
-from grci_lit.grci import (SMOOTH_SHARE, SMOOTH_WINDOW, TiedValuesWarning, _resolved_ci_test, _resolved_max_rows, mad_normalize,
-                           rank_weights, shape_windows, shapley_curves, smoothed_shapley, window_lines)
+from grci_lit.grci import DEFAULT, TiedValuesWarning, mad_normalize
 from grci_lit.metrics import ground_truth_shapley, rbo_shapley
 from grci_lit.partial_out import partial_out
+from grci_lit.ranking import rank_weights, shape_windows, shapley_curves, smoothed_shapley, window_lines
 from grci_lit.shapley import fit_classifier, shapley_values
 from grci_lit.simulate import sample_zoo
 from grci_lit.skeleton import skeleton_scores
@@ -66,8 +66,8 @@ def zoo_seed(
         mars = None                                         # (skeleton, seconds): MARS on every row, shared by the variants that test that way
         for label, v in todo.items():
             probe = make_grci(v, seed=0)
-            rows = _resolved_max_rows(probe)
-            every_row = _resolved_ci_test(probe) == "mars" and (rows is None or rows >= n)   # the same skeleton as the paper's
+            rows, test = probe._settings().max_rows, probe._settings().ci_test
+            every_row = test == "mars" and (rows is None or rows >= n)   # the same skeleton as the paper's
             given = mars[0] if every_row and mars is not None else None
             t = time.process_time()
             with warnings.catch_warnings():
@@ -167,7 +167,7 @@ def window_scores(
     shap, # n x p Shapley values of the fitted patients
     errors, # their errors, the same columns
     windows, # one window for every error (a float) or one per error (a Series indexed by the columns)
-    share:float=SMOOTH_SHARE, # the curve's share of a smoothed value (0: the Shapley values)
+    share:float=DEFAULT.smooth_share, # the curve's share of a smoothed value (0: the Shapley values)
 )->pd.DataFrame: # n x p ranking scores: smoothed Shapley values times the errors' importance (`rank_weights`)
     "The default's ranking scores with other windows: each error's Shapley curve over its own window, then `smoothed_shapley` and the rank weights."
     S, E = pd.DataFrame(shap), pd.DataFrame(errors)
@@ -176,10 +176,10 @@ def window_scores(
 
 
 RANKING_RULES = {  # name -> the windows of each error's Shapley curve, from the fit's Shapley values and errors
-    "one window": lambda S, E: SMOOTH_WINDOW,                          # every error over half the patients (the default before the shape rule)
+    "one window": lambda S, E: DEFAULT.smooth_window,                  # every error over half the patients (the default before the shape rule)
     **{f"window {w}": (lambda w: lambda S, E: w)(w) for w in (0.2, 0.3, 0.7)},   # every error over another share
     "window by leave-one-out": loo_windows,                            # per error, cross-validated
-    **{f"window by shape {r}": (lambda r: lambda S, E: shape_windows(S, E, ratio=r))(r) for r in (0.5, 0.6, 0.7, 0.8)},   # the default's: SMOOTH_RATIO
+    **{f"window by shape {r}": (lambda r: lambda S, E: shape_windows(S, E, ratio=r))(r) for r in (0.5, 0.6, 0.7, 0.8)},   # the default's: DEFAULT.smooth_ratio
 }
 
 
@@ -192,7 +192,7 @@ def zoo_rankings(
     n_truth:int=50_000, # rows of the ground-truth model
     store:Store=None, # where results are kept: rules stored there are read back
     cache=None, # folder of the fits' arrays (truth, Shapley values, errors, D, seconds, skeleton scores): read if present, else written
-)->dict: # rule -> {rbo, narrower}: the RBO of its ranking scores against the truth (patients with D = 1), the share of errors given a window below SMOOTH_WINDOW
+)->dict: # rule -> {rbo, narrower}: the RBO of its ranking scores against the truth (patients with D = 1), the share of errors given a window below the default's smooth_window
     "One zoo data set, one `GRCI()` fit (seed 0), every ranking rule scored on it: what each rule changes, with nothing else moving."
     rules = RANKING_RULES if rules is None else rules
     name = zoo_name(family, p, n, seed)
@@ -217,7 +217,7 @@ def zoo_rankings(
         for rule, windows_of in rules.items():
             if rule in have: continue
             windows = windows_of(S, E)
-            narrow = float(np.mean(np.asarray(windows) < SMOOTH_WINDOW))   # one window or one per error
+            narrow = float(np.mean(np.asarray(windows) < DEFAULT.smooth_window))   # one window or one per error
             have[rule] = dict(rbo=rbo_shapley(truth, window_scores(S, E, windows).to_numpy(), patients=np.asarray(D) == 1),
                               narrower=narrow)
         if store is not None: store.put(name, have)

@@ -1,4 +1,5 @@
 """The `grci-lit` command line, run as a user runs it: in a subprocess (`python -m grci_lit.cli ...`)."""
+import gzip
 import hashlib
 import json
 import os
@@ -66,8 +67,8 @@ def test_run_writes_every_output(sim_csv, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "GRCI on" in r.stdout
     names = {p.name for p in out.iterdir()}
-    for f in ("shapley_values.csv", "root_causes.csv", "errors.csv", "skeleton.csv", "order.csv", "grci.pkl", "summary.png",
-              "report.html"):
+    for f in ("shapley_values.csv", "root_causes.csv", "errors.csv", "skeleton.csv", "order.csv", "grci.pkl",
+              "summary.png", "report.html"):
         assert f in names
     assert len([n for n in names if n.startswith("patient_") and n.endswith(".png")]) == 2
     shap = pd.read_csv(out / "shapley_values.csv", index_col=0)
@@ -80,15 +81,18 @@ def test_run_writes_every_output(sim_csv, tmp_path):
     assert list(rc.index) == list(df.pid[sick]) and (rc.dx == 1).all()        # D = 0 patients are left out
     from grci_lit.grci import GRCI, shape_windows, shapley_curves, smoothed_shapley
     g = GRCI.load(out / "grci.pkl")
-    weight = shap.abs().mean() / shap.abs().mean().max()                       # the default ranks by smoothed s x the variable's importance
-    windows = shape_windows(shap, errors)                                      # each error's window, chosen by its curve's shape
+    # the default ranks by smoothed s x the variable's importance
+    weight = shap.abs().mean() / shap.abs().mean().max()
+    # each error's window, chosen by its curve's shape
+    windows = shape_windows(shap, errors)
     assert windows.equals(g.rank_windows_)
     score = smoothed_shapley(shap, errors, shapley_curves(shap, errors, window=windows)) * weight.to_numpy()
     assert np.allclose(score.to_numpy(), g.ranking_scores().to_numpy(), atol=1e-9)
     score1 = score.loc[rc.index]
     assert (rc.n_root_causes.to_numpy() == (score1.to_numpy() > 0).sum(1)).all()
     top = score1.idxmax(axis=1).where(score1.max(axis=1) > 0)
-    assert (rc.root_cause_1.fillna("-") == top.fillna("-")).all()          # the first root cause: the largest score, score > 0
+    # the first root cause: the largest score, score > 0
+    assert (rc.root_cause_1.fillna("-") == top.fillna("-")).all()
     page = (out / "report.html").read_text()
     links = re.findall(r'(?:src|href)="([^"]*)"', page)                      # every image inline: nothing to fetch
     assert "<script>" in page and links and all(u.startswith("data:image/png;base64,") for u in links)
@@ -149,7 +153,8 @@ def _bad_files(folder, df):
             "binary file": ((f("blob.csv"), "--target", "dx"), "binary file, not CSV text"),
             "text cell": ((f("cell.csv"), "--target", "dx"), "column 'v1': row 8 holds 'n/a?', which is not a number"),
             "one row": ((f("onerow.csv"), "--target", "dx"), "only one class (0)"),
-            "target log_odds": ((f("log_odds.csv"), "--target", "log_odds"), "target 'log_odds' has the name of a column"),
+            "target log_odds": ((f("log_odds.csv"), "--target", "log_odds"),
+                                "target 'log_odds' has the name of a column"),
             "target root_cause_1": ((f("root_cause_1.csv"), "--target", "root_cause_1"), "target 'root_cause_1'"),
             "variable patient": ((f("patient.csv"), "--target", "dx"), "column 'patient' has the name")}
 
@@ -172,11 +177,12 @@ def _check_one_line(code, stderr, word, out):
     assert len(lines) == 1 and lines[0].startswith("grci-lit: error: "), stderr
     assert word in lines[0], lines[0]
     assert "np.int64" not in lines[0] and "Traceback" not in stderr
-    assert not out.exists() and not list(out.parent.glob(f".{out.name}.*"))   # nothing written on failure, not even beside it
+    # nothing written on failure, not even beside it
+    assert not out.exists() and not list(out.parent.glob(f".{out.name}.*"))
 
 
-@pytest.mark.parametrize("case", ["missing file", "non-numeric column", "NaN without --dropna", "too few rows", "latin-1 file",
-                                  "xlsx file", "header only", "target log_odds"])
+@pytest.mark.parametrize("case", ["missing file", "non-numeric column", "NaN without --dropna", "too few rows",
+                                  "latin-1 file", "xlsx file", "header only", "target log_odds"])
 def test_bad_csv_subprocess(case, bad_files, tmp_path):
     "A few cases end to end: exit code 2 and one line on stderr, no traceback."
     args, word = bad_files[case]
@@ -200,7 +206,8 @@ def test_dropna_reports_the_count(bad_files, tmp_path):
     assert r.stdout == "" and r.stderr == ""                                # --quiet: nothing but errors
     assert len(pd.read_csv(tmp_path / "out" / "shapley_values.csv")) == 246
     args, _ = bad_files["latin-1 file"]                                       # --encoding reads what the message named
-    r = cli("run", *args, "--encoding", "latin-1", "--out", tmp_path / "latin", "--quiet", "--plots", "0", "--no-report")
+    r = cli("run", *args, "--encoding", "latin-1", "--out", tmp_path / "latin", "--quiet", "--plots", "0",
+            "--no-report")
     assert r.returncode == 0, r.stderr
     assert pd.read_csv(tmp_path / "latin" / "shapley_values.csv", index_col=0).columns[0] == "température"
     args, _ = bad_files["infinite value"]                                     # --dropna also drops infinite values
@@ -231,10 +238,10 @@ def test_bench_pairs_tiny(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Synthetic pairs: 2 pairs per scenario, n = 200" in r.stdout and "Traceback" not in r.stderr
     t = pd.read_csv(tmp_path / "pairs.csv")
-    assert len(t) == 7 * 4 and sorted(set(t.method)) == ["grci", "grci_stable", "lingam", "resit"]
+    assert len(t) == 7 * 4 and sorted(set(t.method)) == ["grci", "grci_default", "lingam", "resit"]
     assert (t.pairs == 2).all() and (t.n == 200).all()
     right = (t.groupby("method").accuracy.sum() * 2).to_dict()                # right answers out of 7 x 2 pairs
-    assert right == {"grci": 7, "grci_stable": 9, "lingam": 9, "resit": 7}, right
+    assert right == {"grci": 7, "grci_default": 9, "lingam": 9, "resit": 7}, right
     # the same seed gives the same table
     r2 = cli("bench", "pairs", "--n-pairs", "2", "--n", "200", "--out", tmp_path / "again")
     assert (pd.read_csv(tmp_path / "again" / "pairs.csv").accuracy == t.accuracy).all()
@@ -306,7 +313,8 @@ def test_dask_backend_matches_joblib(tmp_path):
     jobs = synth_jobs(ps=(6,), ns=(200,), reps=2, methods=("grci", "ica"), n_truth=2000, start=11)
     with dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
          dd.Client(cluster) as client:
-        on_dask = run_experiment(jobs, tmp_path / "dask", backend="dask", scheduler=client.scheduler.address, progress=False)
+        on_dask = run_experiment(jobs, tmp_path / "dask", backend="dask", scheduler=client.scheduler.address,
+                                 progress=False)
     on_joblib = run_experiment(jobs, tmp_path / "joblib", n_jobs=1, progress=False)
     cols = ["seed", "method", "rbo", "mse"]
     assert len(on_dask) == 4
@@ -328,11 +336,14 @@ def test_positive_names_the_disease(pbc_words, tmp_path):
     "A string target with --positive gives the same fit as its 0/1 version; without it, both values and the option."
     folder, X, D = pbc_words
     from grci_lit.cli import main
-    r = cli("run", folder / "pbc_words.csv", "--target", "status", "--index-col", "id", "--out", tmp_path / "w", "--quiet")
+    r = cli("run", folder / "pbc_words.csv", "--target", "status", "--index-col", "id", "--out", tmp_path / "w",
+            "--quiet")
     assert r.returncode == 2 and "'alive' and 'died'" in r.stderr and "--positive died" in r.stderr, r.stderr
     argv = ["--index-col", "id", "--quiet", "--plots", "0", "--waterfalls", "0", "--no-report"]
-    assert main(["run", str(folder / "pbc_words.csv"), "--target", "status", "--positive", "died", "--out", str(tmp_path / "w"), *argv]) == 0
-    assert main(["run", str(folder / "pbc.csv"), "--target", "status", "--positive", "1", "--out", str(tmp_path / "n"), *argv]) == 0
+    assert main(["run", str(folder / "pbc_words.csv"), "--target", "status", "--positive", "died", "--out",
+                 str(tmp_path / "w"), *argv]) == 0
+    assert main(["run", str(folder / "pbc.csv"), "--target", "status", "--positive", "1", "--out",
+                 str(tmp_path / "n"), *argv]) == 0
     sw = pd.read_csv(tmp_path / "w" / "shapley_values.csv", index_col=0)
     sn = pd.read_csv(tmp_path / "n" / "shapley_values.csv", index_col=0)
     assert np.array_equal(sw.to_numpy(), sn.to_numpy())
@@ -368,20 +379,20 @@ def test_ci_test_option(sim_csv, tmp_path):
     r = cli("run", path, "--target", "dx", "--index-col", "pid", "--ci-test", "fisher_z", "--out", tmp_path / "o",
             "--quiet", "--plots", "0", "--no-report")
     assert r.returncode == 0, r.stderr
-    assert GRCI.load(tmp_path / "o" / "grci.pkl").ci_test == "fisher_z"
+    assert GRCI.load(tmp_path / "o" / "grci.pkl").settings_.ci_test == "fisher_z"
     r = cli("run", path, "--target", "dx", "--ci-test", "nope", "--out", tmp_path / "p")
     assert r.returncode == 2 and "--ci-test" in r.stderr and "fisher_z" in r.stderr
 
 
 def test_variant_option(sim_csv, tmp_path):
     "`--variant` reaches GRCI: the paper's variant's fit is the one `GRCI(variant='paper')` gives in Python."
-    from grci_lit.grci import GRCI
+    from grci_lit.grci import GRCI, PAPER
     path, df = sim_csv
     r = cli("run", path, "--target", "dx", "--index-col", "pid", "--variant", "paper", "--out", tmp_path / "o",
             "--quiet", "--plots", "0", "--no-report")
     assert r.returncode == 0, r.stderr
     g = GRCI.load(tmp_path / "o" / "grci.pkl")
-    assert g.variant == "paper" and g.variant_ == "paper"
+    assert g.settings_ == PAPER and g.settings_.name == "paper"
     X, D = df.set_index("pid")[NAMES], df.set_index("pid")["dx"]
     ref = GRCI(variant="paper", seed=0, verbose=False).fit(X, D)
     assert list(g.order_) == list(ref.order_)
@@ -428,7 +439,8 @@ def test_report_in_chromium(pbc_words, tmp_path):
         assert page.locator("img").count() == 3 + 5                          # graph, stability, summary, 5 waterfalls
         widths = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.naturalWidth)")
         assert min(widths) > 100, widths                                     # every embedded PNG decodes
-        keys = [" ".join([str(i), "died", *row.dropna()]).lower() for i, row in rc.filter(like="root_cause_").iterrows()]
+        keys = [" ".join([str(i), "died", *row.dropna()]).lower()
+                for i, row in rc.filter(like="root_cause_").iterrows()]
         pid = str(rc.index[7])
         page.fill("#search", pid)
         assert visible() == sum(pid in k for k in keys) >= 1
@@ -465,8 +477,8 @@ def test_ids_never_become_file_names(sim_csv, tmp_path):
     df.assign(pid=ids).to_csv(data / "ids.csv", index=False)
     out = tmp_path / "deep" / "out"
     (out / "patient_x").mkdir(parents=True)                                  # the folder an id's '..' would climb from
-    r = cli("run", data / "ids.csv", "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "3", "--waterfalls", "3",
-            "--force", "--quiet")
+    r = cli("run", data / "ids.csv", "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "3",
+            "--waterfalls", "3", "--force", "--quiet")
     assert (r.returncode, r.stderr) == (0, "")
     assert _files(tmp_path) == ["data", "data/ids.csv", "deep", "deep/out", *[f"deep/out/{f}" for f in _files(out)]]
     figures = pd.read_csv(out / "figures.csv")
@@ -478,18 +490,20 @@ def test_ids_never_become_file_names(sim_csv, tmp_path):
 
 
 def test_one_run_one_folder(sim_csv, tmp_path):
-    "run.json records the run; a second run replaces the first whole; inputs inside --out and foreign folders are refused."
+    "run.json records the run; a second run replaces the first whole; inputs inside --out, foreign folders refused."
     path, _ = sim_csv
     out = tmp_path / "out"
     argv = ("run", path, "--target", "dx", "--index-col", "pid", "--out", out)
     r = cli(*argv, "--seeds", "2", "--plots", "1", "--waterfalls", "1")
     assert r.returncode == 0, r.stderr
     record = json.loads((out / "run.json").read_text())
-    assert record["program"] == "grci-lit" and record["status"] == "complete" and record["version"] == grci_lit.__version__
+    assert record["program"] == "grci-lit" and record["status"] == "complete"
+    assert record["version"] == grci_lit.__version__
     assert record["command"] == ["grci-lit", *map(str, argv), "--seeds", "2", "--plots", "1", "--waterfalls", "1"]
     assert record["inputs"] == [{"path": str(path.resolve()), "bytes": path.stat().st_size,
                                  "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}]
-    assert record["settings"]["seeds"] == 2 and record["settings"]["alpha"] == 0.1 and record["started"] <= record["finished"]
+    assert record["options"]["seeds"] == 2 and record["options"]["alpha"] is None and record["settings"]["alpha"] == 0.1
+    assert record["started"] <= record["finished"]
     assert sorted(record["files"] + ["run.json"]) == _files(out)
     r = cli(*argv, "--plots", "0", "--no-report")                            # the same folder again
     assert r.returncode == 0 and "(the previous run there replaced whole)" in r.stdout, r.stdout
@@ -514,15 +528,17 @@ def test_one_run_one_folder(sim_csv, tmp_path):
 
 
 def test_a_failed_run_leaves_the_previous_one(sim_csv, bad_files, tmp_path):
-    "A run that fails in the fit, or cannot write, leaves the previous run as it was; an unwritable --out fails before the fit."
+    "A run that fails in the fit, or cannot write, leaves the previous run; an unwritable --out fails before the fit."
     path, _ = sim_csv
     out = tmp_path / "out"
-    assert cli("run", path, "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "0", "--quiet").returncode == 0
+    assert cli("run", path, "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "0",
+               "--quiet").returncode == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     args, _ = bad_files["constant column"]                                   # fails inside GRCI.fit
     r = cli("run", *args, "--out", out)
     assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith("grci-lit: error:")
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     r = cli("run", path, "--target", "dx", "--out", path / "out")             # --out under a file
     assert r.returncode == 2 and "cannot write there" in r.stderr
     assert "GRCI 1/4" not in r.stderr                                        # refused before the fit began
@@ -531,19 +547,21 @@ def test_a_failed_run_leaves_the_previous_one(sim_csv, bad_files, tmp_path):
 def _interrupted(argv, where, tmp_path):
     "Run `grci-lit argv` in a subprocess that receives SIGINT (Ctrl-C) from inside `where`: 'fit' or 'report'."
     patch = {"fit": "import grci_lit.grci as m; name = 'extract_errors'",
-             "report": "import grci_lit.cli as m; name = 'report_html'"}[where]
+             "report": "import grci_lit.run_report as m; name = 'report_html'"}[where]
     # a shell that starts a job in the background makes it ignore SIGINT, and Python then keeps it ignored:
     # restore Python's own handler, as in a terminal, so that the test runs alike under `cmd &` and nohup
     code = (f"import os, signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
             f"import grci_lit.cli as cli\n{patch}\nreal = getattr(m, name)\n"
-            "def interrupted(*args, **kwargs):\n    os.kill(os.getpid(), signal.SIGINT)\n    return real(*args, **kwargs)\n"
+            "def interrupted(*args, **kwargs):\n    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(*args, **kwargs)\n"
             f"setattr(m, name, interrupted)\nsys.exit(cli.main({[str(a) for a in argv]!r}))\n")
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=600)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=tmp_path,
+                          timeout=600)
 
 
 @pytest.mark.parametrize("where", ["fit", "report"])
 def test_ctrl_c_writes_nothing(sim_csv, tmp_path, where):
-    "Ctrl-C in the fit or while the report is written: one line, exit code 130, no partial folder, a previous run intact."
+    "Ctrl-C in the fit or while the report is written: one line, exit code 130, no partial folder, the old run intact."
     path, _ = sim_csv
     out = tmp_path / "out"
     argv = ["run", path, "--target", "dx", "--index-col", "pid", "--out", out, "--plots", "1", "--quiet"]
@@ -565,7 +583,8 @@ def test_names_escaped_where_they_land(sim_csv, tmp_path):
     table = df.rename(columns=odd).assign(pid=[f"-{k}" if k % 2 else f"={k}+1" for k in range(len(df))])
     table.to_csv(tmp_path / "odd.csv", index=False)
     out = tmp_path / "out"
-    r = cli("run", tmp_path / "odd.csv", "--target", "dx", "--index-col", "pid", "--out", out, "--seeds", "2", "--plots", "2")
+    r = cli("run", tmp_path / "odd.csv", "--target", "dx", "--index-col", "pid", "--out", out, "--seeds", "2",
+            "--plots", "2")
     assert r.returncode == 0, r.stderr
     assert "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout + r.stderr and "Traceback" not in r.stderr
     assert "\x1b" not in (out / "report.html").read_text()                   # nor the report
@@ -576,9 +595,11 @@ def test_names_escaped_where_they_land(sim_csv, tmp_path):
                       "\x1b]0;new title\x07v4\x1b[31m,'@sum \U0001F600")
     shap = pd.read_csv(out / "shapley_values.csv", index_col=0)
     assert list(shap.index[:2]) == ["'=0+1", "'-1"]                         # string ids behind a quote
-    assert (shap.to_numpy() < 0).any()                                        # numbers untouched: negative values stay numbers
+    # numbers untouched: negative values stay numbers
+    assert (shap.to_numpy() < 0).any()
     rc = pd.read_csv(out / "root_causes.csv", index_col=0)
-    assert rc.filter(like="root_cause_").stack().dropna().isin([f"'{n}" if n[0] in "=+@" else n for n in odd.values()]).all()
+    quoted = [f"'{n}" if n[0] in "=+@" else n for n in odd.values()]
+    assert rc.filter(like="root_cause_").stack().dropna().isin(quoted).all()
     from grci_lit.grci import GRCI
     g = GRCI.load(out / "grci.pkl")
     assert g.feature_names_in_ == list(odd.values())
@@ -590,7 +611,8 @@ def test_names_escaped_where_they_land(sim_csv, tmp_path):
 def test_wide_table_refused_at_once(tmp_path):
     "6 000 columns x 50 rows: refused in one line that says what to do, before the fit, nothing written."
     rng = np.random.default_rng(0)
-    pd.DataFrame(rng.normal(size=(50, 6000)), columns=[f"c{j}" for j in range(6000)]).assign(dx=np.arange(50) % 2).to_csv(
+    pd.DataFrame(rng.normal(size=(50, 6000)),
+                 columns=[f"c{j}" for j in range(6000)]).assign(dx=np.arange(50) % 2).to_csv(
         tmp_path / "wide.csv", index=False)
     r = cli("run", tmp_path / "wide.csv", "--target", "dx", "--out", tmp_path / "out")
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
@@ -599,15 +621,15 @@ def test_wide_table_refused_at_once(tmp_path):
 
 
 def test_failed_refit_leaves_the_estimator(sim_csv):
-    "A fit that fails (here ties='error' on a tied column) leaves the earlier fit and its variant_ as they were."
-    from grci_lit.grci import GRCI
+    "A fit that fails (here ties='error' on a tied column) leaves the earlier fit and its settings_ as they were."
+    from grci_lit.grci import DEFAULT, GRCI, PAPER
     _, df = sim_csv
     X, D = df[NAMES], df.dx
     g = GRCI(seed=0, verbose=False).fit(X, D)
     before = {k: v for k, v in vars(g).items() if k.endswith("_")}
     with pytest.raises(ValueError, match="v3"):
-        g.set_params(variant="paper", ties="error").fit(X.assign(v3=(X.v3 > 0) * 1.0), D)
-    assert g.variant_ == before["variant_"] != "paper"
+        g.set_params(variant=PAPER.replace(ties="error")).fit(X.assign(v3=(X.v3 > 0) * 1.0), D)
+    assert g.settings_ is before["settings_"] and g.settings_ == DEFAULT
     assert all(getattr(g, k) is v for k, v in before.items())
 
 
@@ -617,14 +639,17 @@ def test_progress_plain_outside_a_terminal(sim_csv, tmp_path):
     argv = ("run", path, "--target", "dx", "--index-col", "pid", "--plots", "0", "--no-report")
     r = cli(*argv, "--out", tmp_path / "log")
     assert r.returncode == 0, r.stderr
-    assert r.stderr.splitlines() == ["GRCI 1/4: normalize", "GRCI 2/4: skeleton", "GRCI 3/4: extract errors", "GRCI 4/4: Shapley model"]
+    assert r.stderr.splitlines() == ["GRCI 1/4: normalize", "GRCI 2/4: skeleton", "GRCI 3/4: extract errors",
+                                     "GRCI 4/4: Shapley model"]
     pty, fcntl, termios = (pytest.importorskip(m) for m in ("pty", "fcntl", "termios"))
     main_fd, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))   # a 100-column terminal (a new pty has 0)
+    # a 100-column terminal (a new pty has 0)
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     chunks = []
     reader = threading.Thread(target=lambda: _drain(main_fd, chunks), daemon=True)
     reader.start()
-    p = subprocess.run([sys.executable, "-m", "grci_lit.cli", *map(str, argv), "--out", tmp_path / "tty"], stdout=subprocess.PIPE,
+    p = subprocess.run([sys.executable, "-m", "grci_lit.cli", *map(str, argv), "--out", tmp_path / "tty"],
+                       stdout=subprocess.PIPE,
                        stderr=terminal, env=ENV, timeout=600)
     os.close(terminal)
     reader.join(timeout=30)
@@ -639,3 +664,113 @@ def _drain(fd, chunks):
         except OSError: return
         if not data: return
         chunks.append(data)
+
+
+# ------------------------------------------------------------------------------------------- odd files and options
+def _main(tmp_path, capsys, *argv):
+    "`grci-lit run *argv --out tmp/out --quiet` in-process: (exit code, stderr)."
+    from grci_lit.cli import main
+    code = main(["run", *map(str, argv), "--out", str(tmp_path / "out"), "--quiet"])
+    return code, capsys.readouterr().err
+
+
+def _odd_inputs(folder, df):
+    "name -> (arguments after `run`, what the one line must say): files and options a careful user tried."
+    f = lambda name: folder / name
+    blob = gzip.compress(df.to_csv(index=False).encode())
+    f("half.csv.gz").write_bytes(blob[:len(blob) // 2])
+    df.to_csv(f("ok.csv"), index=False)
+    sk = gzip.compress(pd.DataFrame(0, index=NAMES, columns=NAMES).to_csv().encode())
+    f("half_sk.csv.gz").write_bytes(sk[:len(sk) // 2])
+    f("sk_dir").mkdir()
+    os.mkfifo(f("sk_fifo"))
+    df.astype({"v1": object}).assign(v1=[[1.0, 2.0]] * len(df)).to_parquet(f("lists.parquet"), index=False)
+    for v in ("1e307", "1e308"):
+        df.astype({"v1": object}).assign(v1=df.v1.where(df.index != 7, v)).to_csv(f(f"{v}.csv"), index=False)
+    df.astype({"v1": object}).assign(v1=df.v1.where(df.index != 7, "x" * 5_000_000)).to_csv(f("huge.csv"), index=False)
+    df.to_csv(f("comma.csv"), index=False, sep=";", decimal=",")
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(rng.normal(size=(5, 3000))).add_prefix("c").assign(dx=[0, 1, 0, 1, 0])
+    wide.to_csv(f("short_wide.csv"), index=False)
+    df.assign(dx=(df.index == 3) * 1).to_csv(f("single.csv"), index=False)
+    df.astype({"pid": object}).assign(pid=df.pid.where(df.index != 4, None)).to_csv(f("noid.csv"), index=False)
+    os.symlink("loop_b.csv", f("loop_a.csv")); os.symlink("loop_a.csv", f("loop_b.csv"))
+    ok = (f("ok.csv"), "--target", "dx", "--index-col", "pid")
+    return {"truncated gzip": ((f("half.csv.gz"), "--target", "dx"),
+                               "half.csv.gz: a damaged or truncated gzip file (EOFError"),
+            "truncated gzip skeleton": ((*ok, "--skeleton", f("half_sk.csv.gz")),
+                                        "half_sk.csv.gz: a damaged or truncated gzip"),
+            "skeleton a directory": ((*ok, "--skeleton", f("sk_dir")), "sk_dir: is a directory, not a skeleton CSV"),
+            "skeleton a FIFO": ((*ok, "--skeleton", f("sk_fifo")),
+                                "sk_fifo: is a named pipe (FIFO), not a skeleton CSV"),
+            "symlink loop": ((f("loop_a.csv"), "--target", "dx"), "loop_a.csv: a symbolic link that loops"),
+            "Parquet list column": ((f("lists.parquet"), "--target", "dx"),
+                                    "column 'v1' holds lists or other nested values"),
+            "1e307": ((f("1e307.csv"), "--target", "dx"), "column 'v1': row 8 holds 1e+307, beyond +-1e+200"),
+            "1e308": ((f("1e308.csv"), "--target", "dx"), "column 'v1': row 8 holds 1e+308, beyond +-1e+200"),
+            "a 5 MB cell": ((f("huge.csv"), "--target", "dx"), "row 8 holds 'xxxxxxxx"),
+            "decimal commas": ((f("comma.csv"), "--target", "dx", "--sep", ";"), "pass --decimal ,"),
+            "5 rows x 3000": ((f("short_wide.csv"), "--target", "dx"),
+                              "short_wide.csv: 5 rows; GRCI needs at least 40"),
+            "--seed -1": ((*ok, "--seed", "-1"), "--seed must be a non-negative integer, got -1"),
+            "--n-jobs 0": ((*ok, "--n-jobs", "0"), "--n-jobs must be a non-zero integer (-1: every core), got 0"),
+            "--sep ''": ((*ok, "--sep", ""), "--sep '': must be one character, or one of tab, comma"),
+            "--encoding utf-16": ((*ok, "--encoding", "utf-16"), "--encoding 'utf-16': "),
+            "--index-col the target": ((f("ok.csv"), "--target", "dx", "--index-col", "dx"),
+                                       "--index-col 'dx' is the target"),
+            "one diseased patient": ((f("single.csv"), "--target", "dx"), "only 1 patient with the disease (row 4)"),
+            "a missing id": ((f("noid.csv"), "--target", "dx", "--index-col", "pid"),
+                             "--index-col 'pid' has no id in row 5")}
+
+
+ODD_CASES = ["truncated gzip", "truncated gzip skeleton", "skeleton a directory", "skeleton a FIFO", "symlink loop",
+             "Parquet list column", "1e307", "1e308", "a 5 MB cell", "decimal commas", "5 rows x 3000", "--seed -1",
+             "--n-jobs 0", "--sep ''", "--encoding utf-16", "--index-col the target", "one diseased patient",
+             "a missing id"]
+
+
+@pytest.fixture(scope="module")
+def odd_inputs(sim_csv, tmp_path_factory):
+    return _odd_inputs(tmp_path_factory.mktemp("odd"), sim_csv[1])
+
+
+@pytest.mark.parametrize("case", ODD_CASES)
+def test_odd_inputs_one_line(case, odd_inputs, tmp_path, capsys):
+    "Each odd file or option: exit code 2, one short line that names it, nothing written."
+    args, word = odd_inputs[case]
+    code, err = _main(tmp_path, capsys, *args)
+    _check_one_line(code, err, word, tmp_path / "out")
+    assert len(err) < 400, len(err)                                     # a 5 MB cell is not repeated
+
+
+def test_usage_errors_are_one_line(tmp_path):
+    r = cli("run", "t.csv", "--target", "dx", "--seed", "abc", "--nope")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("grci-lit: error: ")
+
+
+def test_odd_inputs_that_run(sim_csv, odd_inputs, tmp_path, capsys):
+    "Decimal commas with --decimal, and plain text named .csv.gz (a warning that says so), give the CSV's fit."
+    path, df = sim_csv
+    from grci_lit.cli import main
+    args, _ = odd_inputs["decimal commas"]
+    argv = ["--index-col", "pid", "--plots", "0", "--no-report"]
+    assert main(["run", *map(str, args), "--decimal", ",", "--out", str(tmp_path / "comma"), *argv, "--quiet"]) == 0
+    shutil.copy(path, tmp_path / "plain.csv.gz")
+    assert main(["run", str(tmp_path / "plain.csv.gz"), "--target", "dx", "--out", str(tmp_path / "gz"), *argv]) == 0
+    err = capsys.readouterr().err
+    assert f"grci-lit: warning: {tmp_path / 'plain.csv.gz'}: named gzip-compressed, but holds no gzip data" in err
+    assert main(["run", str(path), "--target", "dx", "--out", str(tmp_path / "csv"), *argv, "--quiet"]) == 0
+    shap = pd.read_csv(tmp_path / "csv" / "shapley_values.csv", index_col=0).to_numpy()
+    for other in ("comma", "gz"):
+        assert np.allclose(pd.read_csv(tmp_path / other / "shapley_values.csv", index_col=0).to_numpy(), shap,
+                           atol=1e-9)
+
+
+def test_a_bomb_is_refused_before_it_is_unpacked(sim_csv, tmp_path, capsys, monkeypatch):
+    "A compressed input that unpacks past the limit is refused while it is unpacked (the limit lowered to 1 MB here)."
+    import grci_lit.tables as tables
+    monkeypatch.setattr(tables, "EXPAND_FREE", 2**20)
+    (tmp_path / "bomb.csv.gz").write_bytes(gzip.compress(b"a,b,dx\n" + b"0,0,0\n" * 400_000))
+    code, err = _main(tmp_path, capsys, tmp_path / "bomb.csv.gz", "--target", "dx")
+    _check_one_line(code, err, "bomb.csv.gz: unpacks to more than 1,048,576 bytes", tmp_path / "out")
+    assert "refused as a possible decompression bomb" in err

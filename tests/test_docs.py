@@ -52,15 +52,17 @@ def test_chapters_show_their_figures_and_no_errors(site):
 
 
 def test_appendix_comes_after_the_chapters(site):
-    "The sidebar lists the index, the numbered chapters in order, the benchmark harness, then the appendix on the R code."
+    "The sidebar lists the index, the syllabus, the chapters in order, the harness, then the appendices (90 and up)."
     side = re.search(r'<ol class="grci-chapters">(.*?)</ol>', (site / "index.html").read_text(), re.S)[1]
     pages = [p for p in re.findall(r'href="([^"]+)"', side) if p != "results.html"]   # the results page closes the list
-    def order(nb):   # index, the chapters, the harness's pages (nbs/bench/), the appendices (numbered 90 and up)
+    def order(nb):   # index, the syllabus, the chapters, the harness's pages (nbs/bench/), the appendices (90 and up)
         rel = nb.relative_to(NBS_ROOT)
         appendix = len(rel.parts) == 1 and nb.name[:2].isdigit() and int(nb.name[:2]) >= 90
-        return (0 if nb.stem == "index" else 3 if appendix else len(rel.parts), str(rel))
+        first = {"index": 0, "syllabus": 0.5}.get(nb.stem) if len(rel.parts) == 1 else None
+        return (first if first is not None else 3 if appendix else len(rel.parts), str(rel))
     expected = [_page(nb) for nb in sorted(NBS, key=order)]
-    assert pages == expected and pages[-1] == "r_code.html", pages
+    assert pages == expected and pages[1] == "syllabus.html", pages
+    assert pages[-3:] == ["r_code.html", "core.html", "teaching.html"], pages
 
 
 def test_every_interact_cell_is_a_live_toy(site):
@@ -122,7 +124,7 @@ def test_pages_have_toc_numbered_sidebar_prev_next_and_search(site):
         html = (site / _page(nb)).read_text()
         assert html.count('class="grci-pn"') == 2, f"{_page(nb)}: previous/next at the top and the foot"
         assert 'class="grci-toc"' in html and 'id="grci-search"' in html, f"{_page(nb)}: no contents or search"
-        if nb.stem not in ("index", *REFERENCE):
+        if nb.stem not in ("index", "syllabus", *REFERENCE):
             num = re.match(r"\d+", nb.name)[0]
             assert f'<span class="grci-num">{num}</span>' in html, f"{_page(nb)}: no chapter number {num}"
         assert f'"u": "{_page(nb)}#' in idx, f"{_page(nb)} is not in the search index"
@@ -182,11 +184,15 @@ def _quick_start():
     return re.findall(r"```bash\n(.*?)\n```", sec, re.S)
 
 
-def test_readme_quick_start_has_two_commands_and_ci_runs_the_test_one():
+def test_readme_quick_start_has_three_commands_and_ci_runs_the_course_and_test_ones():
+    "The student's line (CI installs the course environment as it does), the demo, the test command (CI runs it)."
     cmds = _quick_start()
-    assert len(cmds) == 2 and all("\n" not in c for c in cmds), cmds
-    assert "grci-lit demo" in cmds[0]
-    assert cmds[1] in (ROOT / ".ci" / "run").read_text(), "the README's test command is not what .ci/run runs"
+    assert len(cmds) == 3 and all("\n" not in c for c in cmds), cmds
+    assert cmds[0].endswith("jupyter lab nbs/") and "grci-lit demo" in cmds[1]
+    install = re.search(r'pip install (-e "\.\[course\]" -c constraints/course\.txt)', cmds[0])
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert install and install[1] in ci, "the README's course line is not how .ci/run installs the course"
+    assert cmds[2] in ci, "the README's test command is not what .ci/run runs"
 
 
 def test_readme_is_the_index_notebook():

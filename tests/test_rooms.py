@@ -106,7 +106,7 @@ def test_module_map_lists_every_module():
     mods = [m for _, m in rows]
     found = {".".join(p.relative_to(LIB).with_suffix("").parts) for p in LIB.rglob("*.py") if not p.name.startswith("_")}
     found |= {f"lab.{p.stem}" for p in LAB.glob("*.py") if not p.name.startswith("_")}
-    assert mods[0] == "hnm" and len(mods) == len(set(mods))
+    assert mods[:2] == ["core", "hnm"] and len(mods) == len(set(mods))        # the shared helpers, then the model
     assert set(mods) == found, f"not in the map: {sorted(found - set(mods))}; not a module: {sorted(set(mods) - found)}"
     assert [r for r, _ in rows] == sorted((r for r, _ in rows), key=ROOMS.index), "the rooms in order: library, harness, lab"
     assert {r for r, m in rows if m.startswith("lab.")} == {"lab"} and "lab" not in {r for r, m in rows if not m.startswith("lab.")}
@@ -120,7 +120,7 @@ def test_every_module_imports_only_modules_above_it():
     for m, k in rank.items():
         for name, line, at_top in imports(source(m)):
             target = resolve(name, rank)
-            if target in ("", "hnm", m): continue                                  # the package, the model, itself
+            if target in ("", "core", "hnm", m): continue                          # the package, the shared helpers, the model, itself
             if m == "cli" and room[target] == "harness" and not at_top: continue   # `grci-lit bench`: the lazy hand-off
             if rank[target] > k: bad.append(f"{m} (line {line}) imports {target}, which stands below it")
     assert not bad, "imports against the module map:\n" + "\n".join(bad)

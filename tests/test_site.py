@@ -28,7 +28,9 @@ def server(site):
 
 
 def _pages(site):
-    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "mathjax" not in p.parts)
+    "The site's pages (the slides are decks, checked on their own below)"
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if "mathjax" not in p.parts and "slides" not in p.parts)
 
 
 def _open(browser, url, width):
@@ -137,3 +139,82 @@ def test_search_works_offline(site, server, browser):
         assert not ev["external"] and not ev["failed"], ev
     finally:
         ctx.close()
+
+
+def _chapter_pages(site):
+    "(page, its notebook) of every page that offers a notebook to download"
+    out = []
+    for name in _pages(site):
+        m = re.search(r'<a href="([^"]+\.ipynb)" download>', (site / name).read_text())
+        if m: out.append((name, m[1]))
+    return out
+
+
+def test_every_chapter_page_has_an_errata_link(site):
+    """Each page with a notebook links a new erratum (.github/ISSUE_TEMPLATE/erratum.md) whose title names the chapter:
+    its number and its title."""
+    from urllib.parse import parse_qs, urlparse
+    import html as html_mod
+    pages = _chapter_pages(site)
+    assert len(pages) >= 20, pages
+    for name, _ in pages:
+        text = (site / name).read_text()
+        m = re.search(r'<a class="grci-erratum" href="([^"]+)"', text)
+        assert m, f"{name}: no 'Report an error' link"
+        url = urlparse(html_mod.unescape(m[1]))
+        q = parse_qs(url.query)
+        assert url.path.endswith("/issues/new") and q["template"] == ["erratum.md"], f"{name}: {m[1]}"
+        h1 = re.search(r"<h1[^>]*>(.*?)</h1>", text, re.S)
+        title = html_mod.unescape(re.sub(r"<[^>]+>", "", h1[1])).replace("¶", "").strip() if h1 else ""
+        own = re.search(r'class="cur" href="[^"]*"><span class="grci-num">(\w+)</span>', text)   # its sidebar number
+        expect = f"Erratum: chapter {own[1]} {title}" if own else f"Erratum: {title}"
+        assert title and q["title"] == [expect], (name, q["title"], expect)
+    template = Path(__file__).resolve().parents[1] / ".github" / "ISSUE_TEMPLATE" / "erratum.md"
+    assert "**Chapter**" in template.read_text() and "**Cell**" in template.read_text()
+
+
+def test_answers_are_folded_and_their_markers_hidden(site):
+    "A worked answer shows without nbgrader's marker lines, folded; an answer key folds under 'Answer key'."
+    from grci_lit import course
+    for n in course.COURSE:
+        name = re.sub(r"^\d+_", "", n) + ".html"
+        text = (site / name).read_text()
+        assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text, f"{name} shows a solution marker"
+    grci = (site / "grci.html").read_text()
+    assert '<details class="grci-answer"><summary>Answer key</summary>' in grci
+    assert re.search(r'<details class="grci-answer">(?:(?!</details>).)*reproducible is not correct', grci, re.S)
+
+
+def test_slides_of_every_core_chapter_in_chromium(site, server, browser):
+    """Each core chapter's page links its deck; the deck opens offline (reveal.js and MathJax from the site), has its
+    slides (title, goals, the key equation typeset, a figure that loads, the toy, the exercises, a way back), moves
+    through all of them, and makes no outside or failed request and no console error."""
+    from grci_lit import course
+    core = [n for n, s in course.COURSE.items() if s["core"]]
+    report = []
+    for n in core:
+        page = re.sub(r"^\d+_", "", n) + ".html"
+        assert f'href="slides/{page}"' in (site / page).read_text(), f"{page} links no slides"
+        ctx, p, ev = _open(browser, f"{server}/slides/{page}", 1280)
+        try:
+            p.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
+            total = p.evaluate("() => Reveal.getTotalSlides()")
+            titles = p.evaluate("() => [...document.querySelectorAll('.slides > section > h1, .slides > section > h2')]"
+                                ".map(h => h.textContent)")
+            assert titles[1:6] == ["What you will learn", "The key equation", "A figure", "The toy",
+                                   "Exercises"], titles
+            for _ in range(total - 1): p.evaluate("() => Reveal.next()")
+            assert p.evaluate("() => Reveal.isLastSlide()"), f"{page}: the deck does not reach its last slide"
+            assert p.evaluate("() => [...document.querySelectorAll('img.deck-fig')]"
+                              ".every(i => i.complete && i.naturalWidth > 0)"), f"{page}: the figure does not load"
+            p.wait_for_function(MATHJAX_DONE, timeout=60_000)
+            assert p.locator(".MathJax_Error, merror").count() == 0, f"slides/{page}: a math processing error"
+            assert p.locator(".MathJax, .MathJax_Display").count() > 0, f"slides/{page}: no math typeset"
+            p.wait_for_load_state("networkidle")
+            assert not ev["external"], f"slides/{page}: requests to another host: {ev['external'][:3]}"
+            assert not ev["failed"], f"slides/{page}: failed requests: {ev['failed'][:3]}"
+            assert not ev["console"], f"slides/{page}: console errors: {ev['console'][:3]}"
+            report.append(f"slides/{page}: {total} slides; 0 external, 0 failed requests, 0 console errors")
+        finally:
+            ctx.close()
+    print("\n" + "\n".join(report))

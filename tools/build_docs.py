@@ -58,9 +58,42 @@ def _clean_doc(md, classes):
     return md
 
 
-def _prep(nb, classes=()):
+def _exercise_cells(nb, students=False):
+    """The course's exercise cells on the site: a worked answer shows without nbgrader's marker lines (folded, by its
+    `code-fold`), an answer key folds under "Answer key"; built for students, both are blanks (`grci_lit.course`)"""
+    from grci_lit import course
+    if students:
+        plain = _student_copy({'cells': [dict(c, source=c.source) for c in nb.cells], 'metadata': {}})
+        keep = {c.get('id') for c in plain['cells']}
+        by_id = {c.get('id'): c for c in plain['cells']}
+        nb.cells = [c for c in nb.cells if c.get('id') in keep]
+        for c in nb.cells:
+            if c.get('id') in by_id and 'solution' in c.metadata.get('tags', []):
+                c.source, c.outputs = by_id[c.id]['source'], []
+                c.metadata['tags'] = [t for t in c.metadata['tags'] if t != 'fold']
+            elif c.get('id') in by_id and 'answer' in c.metadata.get('tags', []): c.source = by_id[c.id]['source']
+        return
+    for c in nb.cells:
+        tags = c.metadata.get('tags', [])
+        if 'solution' in tags:
+            marks = (course.SOLUTION_BEGIN, course.SOLUTION_END)
+            c.source = '\n'.join(l for l in c.source.splitlines() if l.strip() not in marks)
+        if 'answer' in tags and c.cell_type == 'markdown':
+            key = c.source.replace(course.ANSWER_BEGIN, '').replace(course.ANSWER_END, '').strip()
+            c.source = f'<details class="grci-answer"><summary>Answer key</summary>\n\n{key}\n\n</details>'
+
+
+def _student_copy(nb):
+    "`grci_lit.course.student_copy`; a chapter whose exercises do not follow the convention loses its folded answers"
+    from grci_lit import course
+    bad = set(course.unmarked(nb))
+    return course.student_copy(dict(nb, cells=[c for c in nb['cells'] if c.get('id') not in bad]))
+
+
+def _prep(nb, classes=(), students=False):
     "Apply the Quarto cell options nbdev emits (echo/output/include/code-fold); return the frontmatter"
     fm, cells = {}, []
+    _exercise_cells(nb, students)
     for c in nb.cells:
         c.metadata.pop('execution', None)          # execnb writes a float here; nbformat rejects it
         if c.cell_type == 'raw' and c.source.lstrip().startswith('---'):
@@ -98,7 +131,8 @@ def _order(p, root):
     rel = p.relative_to(root)
     num = re.match(r'(\d+)_', p.name)
     appendix = len(rel.parts) == 1 and num is not None and int(num[1]) >= 90
-    return (0 if p.stem == 'index' else 3 if appendix else len(rel.parts), str(rel))
+    first = {'index': 0, 'syllabus': 0.5}.get(p.stem) if len(rel.parts) == 1 else None   # the syllabus right after the index
+    return (first if first is not None else 3 if appendix else len(rel.parts), str(rel))
 
 
 def _page_name(p, fm, root):
@@ -136,8 +170,16 @@ def _chrome(pages, i, toc):
     nxt = (f'<a class="grci-next" href="{_rel(f, pages[i+1]["file"])}">{html.escape(pages[i+1]["title"])} &rarr;</a>'
            if i + 1 < len(pages) else '<span></span>')
     pn = f'<nav class="grci-pn" aria-label="previous and next">{prev}{nxt}</nav>'
-    dl = (f'<p class="grci-download"><a href="{_rel(f, pages[i]["ipynb"])}" download>Download this chapter\'s '
-          f'notebook ({posixpath.basename(pages[i]["ipynb"])})</a></p>' if pages[i].get('ipynb') else '')
+    links = []
+    if pages[i].get('ipynb'):
+        links.append(f'<a href="{_rel(f, pages[i]["ipynb"])}" download>Download this chapter\'s notebook '
+                     f'({posixpath.basename(pages[i]["ipynb"])})</a>')
+    if pages[i].get('slides'): links.append(f'<a class="grci-slides" href="{_rel(f, pages[i]["slides"])}">Slides</a>')
+    if pages[i].get('erratum'):
+        where = 'in this chapter' if pages[i]['num'] else 'on this page'
+        links.append(f'<a class="grci-erratum" href="{html.escape(pages[i]["erratum"])}" rel="noopener">Report an error '
+                     f'{where}</a>')
+    dl = f'<p class="grci-download">{" · ".join(links)}</p>' if links else ''
     toc_html = ''
     if toc:
         items = ''.join(f'<li class="lv{lv}"><a href="#{html.escape(a)}">{html.escape(t)}</a></li>' for lv, a, t in toc)
@@ -175,6 +217,7 @@ def _fix_links(body, page, pages, ids):
 
     def fix(m):
         pre, href, post, inner = m[1], html.unescape(m[2]), m[3], m[4]
+        if 'grci-slides' in pre: return m[0]                 # a deck, not a page of the site
         url, _, anchor = href.partition('#')
         target, doclink = None, url.startswith(_BASE_URL)
         if doclink: target = by_base.get(url[len(_BASE_URL):].replace('/', '_') or 'index.html')   # bench/runner.html: bench_runner.html
@@ -221,11 +264,68 @@ def _results_page(root, out):
     return nb, title
 
 
-def build_docs(out=None, readme=True, cache_dir=None, jobs=2, log=print):
+def _download_copy(src, dest, students=False):
+    "The notebook a reader downloads: the chapter without its maintainers' closing export cell (or its student copy)"
+    from grci_lit import course
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nb = course.read_notebook(src)
+    course.write_notebook(_student_copy(nb) if students else course.reader_copy(nb), dest)
+
+
+def _erratum_url(cfg, page):
+    "A new issue from the erratum template, its title naming the chapter"
+    from urllib.parse import urlencode
+    repo = str(cfg.get('git_url') or '').rstrip('/') or 'https://github.com/grci-lit/grci_lit'
+    title = f"Erratum: chapter {page['num']} {page['title']}" if page['num'] else f"Erratum: {page['title']}"
+    return f"{repo}/issues/new?" + urlencode({'template': 'erratum.md', 'labels': 'erratum', 'title': title})
+
+
+_SLIDES = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}: slides</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="reveal/reveal.css"><link rel="stylesheet" href="slides.css">
+{mathjax_config}<script src="{mathjax}"></script></head>
+<body><div class="reveal"><div class="slides">
+{sections}
+</div></div>
+<script src="reveal/reveal.js"></script>
+<script>Reveal.initialize({{hash: true, slideNumber: 'c/t', width: 1100, height: 700, transition: 'none'}});
+Reveal.on('slidechanged', () => window.MathJax && MathJax.Hub.Queue(['Rerender', MathJax.Hub]));</script>
+</body></html>
+"""
+
+
+def _write_slides(src, dest, out, title):
+    "A short reveal.js deck of one chapter (`grci_lit.course.slide_deck`), offline: reveal.js and MathJax from the site"
+    from grci_lit import course
+    from nbconvert.filters.markdown import markdown2html
+    deck = course.slide_deck(course.read_notebook(src), src.stem)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(SITE / 'reveal', dest.parent / 'reveal', dirs_exist_ok=True)
+    shutil.copy2(SITE / 'slides.css', dest.parent / 'slides.css')
+    sections = []
+    for k, s in enumerate(deck):
+        img = (f'<img class="deck-fig" alt="a figure of the chapter" src="data:image/png;base64,{s["image"]}">'
+               if s.get('image') else '')
+        tag = 'h1' if k == 0 else 'h2'
+        text = re.sub(r'\]\((\w+)\.ipynb\)', lambda m: f'](../{re.sub(r"^[0-9]+_", "", m[1])}.html)', s['markdown'])  # pages
+        text = re.sub(r'\]\((?![a-z]+:|#|\.\./|/)([^)\s]+\.html(?:#[^)\s]*)?)\)', r'](../\1)', text)  # a page's link
+        sections.append(f'<section><{tag}>{html.escape(s["title"])}</{tag}>{img}'
+                        f'<div class="deck-text">{markdown2html(text)}</div></section>')
+    back = (f'<section><h2>The chapter</h2><p><a href="../{html.escape(dest.name)}">Read it on the site</a></p>'
+            '</section>')
+    template = (SITE / 'template' / 'index.html.j2').read_text()
+    config = re.search(r'<script type="text/x-mathjax-config">.*?</script>', template, re.S)[0]   # $...$, STIX fonts
+    dest.write_text(_SLIDES.format(title=html.escape(title), mathjax=f'../{_local_mathjax(out)}', mathjax_config=config,
+                                   sections='\n'.join(sections + [back])))
+
+
+def build_docs(out=None, readme=True, cache_dir=None, jobs=2, log=print, students=False):
     from nbdev.config import get_config
     from nbdev.serve import proc_nbs
     import nbdev.doclinks
     t0 = time.time()
+    from grci_lit import course as coursemod
     cfg = get_config()
     root, nbs_root = Path(cfg.config_path), Path(cfg.nbs_path)
     nbdev.doclinks._build_modidx()
@@ -251,13 +351,16 @@ def build_docs(out=None, readme=True, cache_dir=None, jobs=2, log=print):
         rel = p.relative_to(cache)
         src = nbs_root / rel
         nb = nbformat.read(p, as_version=4)
-        fm = _prep(nb, classes)
+        fm = _prep(nb, classes, students)
         fname = _page_name(p, fm, cache)
         page = {'file': fname, 'title': fm.get('title', p.stem), 'num': _number(p.relative_to(cache)), 'src': src}
         if src.exists() and p.stem != 'index':                 # the notebook itself, to download
             page['ipynb'] = posixpath.join(posixpath.dirname(fname), src.name)
-            (out / page['ipynb']).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, out / page['ipynb'])
+            _download_copy(src, out / page['ipynb'], students)
+            page['erratum'] = _erratum_url(cfg, page)
+        if len(rel.parts) == 1 and coursemod.COURSE.get(p.stem, {}).get('core'):   # a core chapter: its slides
+            page['slides'] = f'slides/{fname}'
+            _write_slides(src, out / page['slides'], out, page['title'])
         # live toys: the processed notebook's interact cells, in order, are the source notebook's
         src_cells = _cells(src)
         if src_cells and toymod.find_toys(src_cells):
@@ -366,5 +469,7 @@ if __name__ == '__main__':
     ap.add_argument('--no-readme', action='store_true', help='do not rewrite README.md from nbs/index.ipynb')
     ap.add_argument('--cache', default=None, help='cache of the toys\' figures (default: _site_cache/)')
     ap.add_argument('--jobs', type=int, default=2, help='processes computing the toys\' figures (default 2)')
+    ap.add_argument('--students', action='store_true', help='a site for students: worked answers and answer keys left '
+                    'out (blanks, as in the student copies), the notebooks to download are student copies')
     a = ap.parse_args()
-    build_docs(a.out, readme=not a.no_readme, cache_dir=a.cache, jobs=a.jobs)
+    build_docs(a.out, readme=not a.no_readme, cache_dir=a.cache, jobs=a.jobs, students=a.students)

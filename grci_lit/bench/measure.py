@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 import grci_lit
-from ..grci import GRCI, LARGE_N_ROWS, _resolved_ci_test, _resolved_max_rows, _variant, _variant_settings
+from ..grci import DEFAULT, GRCI
 from ..metrics import ground_truth_shapley, rbo_shapley
 from ..shapley import shapley_values
 from ..simulate import sample_dag
@@ -38,12 +38,11 @@ from ..skeleton import skeleton_scores
 COMPARED = {"paper": {"variant": "paper"}, "default": {}}   # the chapter's two fits: label -> GRCI settings
 
 def fit_settings(
-    settings:dict=None, # GRCI constructor settings, e.g. {"variant": "paper"} (None: `GRCI()`)
-)->dict: # JSON-safe: the variant's settings, max_rows and ci_test as a fit resolves them, alpha, k, reference, ties, n_jobs
-    "The settings a fit with these constructor settings runs under: what a stored record is matched on."
+    settings:dict=None, # GRCI constructor arguments, e.g. {"variant": "paper"} (None: `GRCI()`)
+)->dict: # JSON-safe: every setting of the fit (its `GRCISettings`), its reference and n_jobs
+    "The settings a fit with these constructor arguments runs under: what a stored record is matched on."
     g = GRCI(**(settings or {}))
-    out = dict(variant=_variant_settings(_variant(g)), max_rows=_resolved_max_rows(g), ci_test=_resolved_ci_test(g),
-               **{k: getattr(g, k) for k in ("alpha", "k", "reference", "ties", "n_jobs")})
+    out = dict(g._settings(), reference=g.reference, n_jobs=g.n_jobs)
     return json.loads(json.dumps(out, default=lambda v: list(v) if isinstance(v, (tuple, set)) else repr(v)))
 
 def package_commit()->str: # the git commit of the checkout grci_lit is imported from, "+modified" if its package files differ from it; "unknown" outside git
@@ -318,10 +317,11 @@ def cluster_record(
     workers:int=2, # worker processes of the LocalCluster, one thread each
     seed:int=0, # seed of the graph, its first chunk and GRCI (chunk k is drawn with seed + 1000 k)
     chunk:int=1_000_000, # rows drawn at a time
-    large_rows:int=LARGE_N_ROWS, # GRCI's `large_rows` (a test lowers it)
+    large_rows:int=DEFAULT.large_rows, # the default's `large_rows` (a test lowers it)
 )->dict: # seconds (in all and per stage), peak MB of this process and of each worker, skeleton accuracy, model, settings, commit
     "One `GRCI(scheduler=...)` fit of `n` rows on a LocalCluster of this machine's `workers`: what a fit past one machine costs."
     from dask.distributed import Client, LocalCluster
+    settings = {"variant": DEFAULT.replace(large_rows=large_rows)}   # the default, past large_rows rows
     first = sample_dag(p + 1, min(n, chunk), seed=seed)
     parts, labels = [first.X_raw], [first.D]
     for k in range(1, -(-n // chunk)):
@@ -335,7 +335,7 @@ def cluster_record(
         t, cpu = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            g = GRCI(seed=seed, verbose=False, scheduler=client, large_rows=large_rows).fit(X, D)
+            g = GRCI(seed=seed, verbose=False, scheduler=client, **settings).fit(X, D)
         total, cpu = time.perf_counter() - t, time.process_time() - cpu
         worker_mb = sorted(client.run(_peak_mb).values()) if restarted else None
     sc = skeleton_scores(g.skeleton_, adj)
@@ -344,7 +344,7 @@ def cluster_record(
                 **{f"{k}_s": float(v) for k, v in g.timings_.items()}, peak_mb=_peak_mb() if restarted else None,
                 worker_peak_mb=worker_mb, edges=int(g.skeleton_.n_edges), recall=float(sc["recall"]), precision=float(sc["precision"]),
                 model=[int(model.max_depth), int(model.n_rounds)], large_rows=large_rows, load=float(os.getloadavg()[0]),
-                settings=fit_settings(), commit=package_commit())
+                settings=fit_settings(settings), commit=package_commit())
 
 # %% ../../nbs/bench/08_measure.ipynb #5ca1e032
 def growth_exponent(

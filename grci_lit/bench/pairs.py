@@ -20,26 +20,26 @@ import pandas as pd
 from ..baselines import lingam_direction, resit_direction
 from ..datasets import load_tuebingen, swap_half
 from ..extract import causal_direction
-from ..grci import VARIANTS
+from ..grci import DEFAULT
 from ..simulate import sample_pair
 from .paper import PAPER_TUEBINGEN, SCENARIOS
 
 # %% ../../nbs/bench/01_pairs.ipynb #575282d4
 _SCENARIO_ID = {(m, g): j for j, (_, m, g) in enumerate(SCENARIOS)}
-DIRECTION_METHODS = ("grci", "grci_stable", "lingam", "resit")
+DIRECTION_METHODS = ("grci", "grci_default", "lingam", "resit")
 
 def _lingam(x, y, seed=None): return lingam_direction(x, y)
 
-def _grci_stable(x, y, seed=None):
-    "`causal_direction` with the pairwise settings of GRCI's default variant (its MI scores averaged over a ladder of k)."
-    return causal_direction(x, y, seed=seed, k_ladder=VARIANTS["default"]["pair_k_ladder"])
+def _grci_default(x, y, seed=None):
+    "`causal_direction` with the pairwise setting of GRCI's default (its MI scores averaged over a ladder of k)."
+    return causal_direction(x, y, seed=seed, k_ladder=DEFAULT.pair_k_ladder)
 
 def direction_method(
-    method, # "grci", "grci_stable", "lingam", "resit" or a callable (x, y, seed) -> +1/-1 (or an object with `.direction`)
+    method, # "grci", "grci_default", "lingam", "resit" or a callable (x, y, seed) -> +1/-1 (or an object with `.direction`)
 )->tuple: # (name, callable (x, y, seed))
     "Resolve a pairwise method name to its function."
     if callable(method): return getattr(method, "__name__", "custom"), method
-    funs = {"grci": causal_direction, "grci_stable": _grci_stable, "lingam": _lingam, "resit": resit_direction}
+    funs = {"grci": causal_direction, "grci_default": _grci_default, "lingam": _lingam, "resit": resit_direction}
     if method not in funs: raise ValueError(f"unknown direction method {method!r}; choose from {DIRECTION_METHODS} or pass a callable")
     return method, funs[method]
 
@@ -116,7 +116,7 @@ def paired_pairs(
     n_pairs:int=200, # pairs per scenario
     n:int=1000, # rows per pair
     seed:int=0, # master seed, as in `bench_pairs` (the same pairs)
-    methods=("grci", "grci_stable"), # two methods: the baseline, then the one compared with it
+    methods=("grci", "grci_default"), # two methods: the baseline, then the one compared with it
     n_jobs:int=1, # joblib workers
     scenarios=SCENARIOS, # (label, model, gaussian) triples
 )->pd.DataFrame: # one row per scenario: both accuracies, difference, its 95 % interval, wins and losses
@@ -188,7 +188,7 @@ def bench_tuebingen(
                                         duplicates_warning=[o[k][2] for o in out])))
     res = pd.concat(frames).set_index("pair_id")
     res["correct"] = (res["direction"] == res["truth"]).astype(float)
-    flagging = res[res.method == "grci"] if "grci" in names else res   # the paper's k = 10 flags the pair (the stable ladder's k/2 would flag more)
+    flagging = res[res.method == "grci"] if "grci" in names else res   # the paper's k = 10 flags the pair (the default's ladder's k/2 would flag more)
     res["duplicates_warning"] = flagging.groupby(level=0)["duplicates_warning"].any().reindex(res.index).to_numpy()   # a property of the pair
     if verbose:
         n_dup = int(res.loc[res.method == names[0], "duplicates_warning"].sum())

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 # %% ../../nbs/bench/07_scale.ipynb #04cba1b8
-from ..grci import GRCI, _resolved_ci_test, mad_normalize
+from ..grci import DEFAULT, mad_normalize
 from ..simulate import sample_dag
 from ..skeleton import skeleton_scores, skeleton_stable
 from .fits import _child_env
@@ -52,7 +52,7 @@ def measure_pc_point(
     "Skeleton-Stable (GRCI's default CI test) and causal-learn's PC-stable with rcit on the same data, one process."
     s = sample_dag(p + 1, n, seed=seed)
     Z = mad_normalize(pd.DataFrame(np.asarray(s.X, dtype=float)))[0]
-    test = _resolved_ci_test(GRCI())                                      # GRCI()'s CI test ("auto" resolved)
+    test = DEFAULT.ci_test                                                # GRCI()'s CI test
     t = time.perf_counter(); ours = skeleton_stable(Z, alpha=alpha, ci_test=test); ours_s = time.perf_counter() - t
     t = time.perf_counter(); cl = causallearn_skeleton(Z.to_numpy(), alpha, "rcit", seed); cl_s = time.perf_counter() - t
     a, b = skeleton_scores(ours, s.adj), skeleton_scores(cl, s.adj)

@@ -182,7 +182,7 @@ def skeleton_speed(
     for nj in n_jobs:
         for r in range(repeats):
             c0, t0 = time.process_time(), time.perf_counter()
-            sk = skeleton_stable(d.X, alpha=alpha, n_jobs=nj)
+            sk = skeleton_stable(d.X, alpha=alpha, executor=nj)
             sec, cpu = time.perf_counter() - t0, time.process_time() - c0
             rows.append(dict(method=f"mars n_jobs={nj}", repeat=r, seconds=sec, cpu_seconds=cpu if nj == 1 else np.nan,
                              load=os.getloadavg()[0], n_tests=sk.n_tests, **skeleton_scores(sk, d.adj)))

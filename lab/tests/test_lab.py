@@ -52,12 +52,28 @@ def test_every_record_of_the_lab_reads_as_its_store():
 
 # ---------------------------------------------------------------- the settings helper
 def test_as_variant_is_the_one_door_into_grcis_settings():
-    assert as_variant("paper") == {"variant": "paper"}
-    assert as_variant(EXPERIMENTS["stable"]) == {"variant": EXPERIMENTS["stable"]}
-    with pytest.raises(TypeError, match="settings must be a name or a dict"): as_variant(3)
+    from grci_lit.grci import DEFAULT, PAPER, GRCISettings
+    from lab.settings import EARLIER_MAX_ROWS, as_dict, as_settings
+    assert as_variant("paper") == {"variant": "paper"} and as_variant("default") == {"variant": "default"}
+    stable = as_variant(EXPERIMENTS["stable"])["variant"]                              # a dict of changes to the paper's algorithm
+    assert isinstance(stable, GRCISettings) and stable == PAPER.replace(
+        projection="mean", tie_seed=0, projection_seed=0, shapley_fits=3, pair_k_ladder=(0.5, 1, 2),
+        max_rows=EARLIER_MAX_ROWS, large_rows=50_000)                                  # read as it ran: no max_rows was 4 000 rows
+    with pytest.raises(TypeError, match="settings must be a name, a GRCISettings or a dict"): as_variant(3)
+    with pytest.raises(ValueError, match="'stable' is not one of"): as_variant("stable")
     g = make_grci(EXPERIMENTS["fast"], seed=2)
-    assert g.seed == 2 and g.verbose is False
+    assert g.seed == 2 and g.verbose is False and g._settings().max_rows == 800
     assert settings_of("paper") == {"variant": "paper"} and settings_of(EXPERIMENTS["stable"])["pair_k_ladder"] == [0.5, 1, 2]
+    for s in (DEFAULT, DEFAULT.replace(smooth_shape=False), DEFAULT.replace(max_rows=None, ci_test="mars"), PAPER.replace(k=5)):
+        assert as_settings(as_dict(s)) == s                                            # a record's key reads back as its settings
+
+
+def test_the_records_keep_their_keys():
+    "The default's records were stored under the default's changes as a dict, before GRCISettings: they are still found."
+    stored = Store("zoo").get("cdt_p10_n1000_s100")
+    for label in ("paper", "smoothed", "fast", "one window", "default"):
+        assert stored[label]["settings"] == settings_of(ZOO_VARIANTS[label]), label
+    assert stored["default"]["settings"]["smooth_window"] == "shape" and settings_of("default") == stored["default"]["settings"]
 
 
 def test_the_lab_uses_as_variant_wherever_it_builds_a_grci():
