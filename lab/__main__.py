@@ -121,6 +121,28 @@ def stage_real_bootstraps(a):
     print(res.groupby(["dataset", "variant"]).rbo.agg(["count", "mean"]).round(3).to_string())
 
 
+def stage_support(a):
+    "How often GRCI()'s top root cause is right against its bootstrap support, on zoo data sets (`zoo_support`)."
+    from .zoo import zoo_support
+    store = Store(a.store, a.records)
+    store.record_run(modules=["lab.zoo"], n_boot=a.n_boot, resample=a.resample)
+    for p, n in _sizes(a.sizes):
+        for seed in range(*a.seeds):
+            for family in a.families:
+                t = time.perf_counter()
+                r = zoo_support(family, p, n, seed, n_boot=a.n_boot, resample=a.resample, n_truth=a.n_truth, store=store)
+                print(f"{family} {p}x{n} seed {seed}: {sum(r['right'])} of {sum(r['patients'])} top root causes right; "
+                      f"{r['seconds']:.0f} s CPU ({time.perf_counter() - t:.0f} s)", flush=True)
+
+
+def stage_support_cost(a):
+    "Wall seconds of bootstrap_support (the default refitted --n-boot times with --n-jobs workers) per size (`support_cost`)."
+    from .speed import support_cost
+    store = Store(a.store, a.records)
+    store.record_run(modules=["grci_lit.support"])
+    support_cost(_sizes(a.sizes), a.n_boot, a.n_jobs, a.seed, store)
+
+
 def stage_fit_speed(a):
     "Seconds of GRCI().fit, this checkout (and another copy of the package), in fresh one-thread processes."
     from .speed import fit_speed
@@ -204,6 +226,19 @@ def build_parser()->argparse.ArgumentParser:
     b.add_argument("--bootstraps", type=int, default=100)
     b.add_argument("--variants", nargs="+", default=["paper", "default"], choices=["paper", "default"])
     b.add_argument("--n-jobs", type=int, default=1); b.add_argument("--store", default="real_bootstraps")
+    u = st.add_parser("support", help=stage_support.__doc__); u.set_defaults(run=stage_support)
+    u.add_argument("--families", nargs="+", default=fams, choices=fams)
+    u.add_argument("--sizes", nargs="+", default=["10x1000"], help="variables x rows (default 10x1000)")
+    u.add_argument("--seeds", nargs=2, type=int, default=[REPORT_SEEDS[0], REPORT_SEEDS[0] + 6],
+                   help=f"first and one-past-last seed (default: the first six report seeds, {REPORT_SEEDS[0]} {REPORT_SEEDS[0] + 6})")
+    u.add_argument("--n-truth", type=int, default=50_000, help="rows of the ground-truth model (default 50000)")
+    u.add_argument("--store", default="support_calibration", help="the store under --records (default support_calibration)")
+    u.add_argument("--n-boot", type=int, default=20, help="refits per data set (default 20)")
+    u.add_argument("--resample", default="distinct", choices=["distinct", "bootstrap", "half"])
+    c = st.add_parser("support-cost", help=stage_support_cost.__doc__); c.set_defaults(run=stage_support_cost)
+    c.add_argument("--sizes", nargs="+", default=["10x1000", "20x10000"], help="variables x patients")
+    c.add_argument("--n-boot", type=int, default=50); c.add_argument("--n-jobs", type=int, default=2)
+    c.add_argument("--seed", type=int, default=100); c.add_argument("--store", default="support_cost")
     f = st.add_parser("fit-speed", help=stage_fit_speed.__doc__); f.set_defaults(run=stage_fit_speed)
     f.add_argument("--before", type=Path, default=None); f.add_argument("--points", nargs="+", default=["50:2000", "20:2000"])
     f.add_argument("--repeats", type=int, default=3); f.add_argument("--seed", type=int, default=0)

@@ -3,7 +3,10 @@ measured in one run (before and after interleaved, so both see the same machine 
 one-thread subprocess; the medians of `repeats` runs are printed with the load average. A benchmark, not a test.
 
     git archive main grci_lit | tar -x -C /tmp/before        # the "before" package, e.g. from the main branch
-    python -m lab fit-speed --before /tmp/before --points 50:2000 --repeats 5"""
+    python -m lab fit-speed --before /tmp/before --points 50:2000 --repeats 5
+
+And the seconds of `bootstrap_support` (`support_cost`): the default fitted once on a data set of the paper's HNM
+family, then refitted on resamples of its patients with a few joblib workers, stored with the machine's load."""
 import json, os, statistics, subprocess, sys
 from pathlib import Path
 
@@ -67,4 +70,39 @@ def fit_speed(
             out.append(row)
             if verbose: print(f"p = {p}, n = {n}, {stage} ({variant}), {name:>6}: median CPU {row['cpu']:6.2f} s, wall {row['wall']:6.2f} s "
                               f"({r[0]['package']}); load {os.getloadavg()[0]:.1f}", flush=True)
+    return out
+
+
+def support_cost(
+    sizes=((10, 1000), (20, 10_000)), # (variables, patients) of each data set
+    n_boot:int=50, # refits
+    n_jobs:int=2, # joblib workers of the refits
+    seed:int=100, # seed of the data set (`sample_zoo("hnm", ...)`) and of the resamples
+    store=None, # a `Store`: one record per size, n_boot and n_jobs (a new run replaces it)
+    verbose:bool=True,
+)->list: # one dict per size: p, n, n_boot, n_jobs, cores, fit_seconds, seconds (wall), load before and after
+    "Wall seconds of `bootstrap_support(GRCI(seed=0).fit(X, D), X, D, n_boot)` with `n_jobs` workers, per size."
+    import time, warnings
+    import pandas as pd
+    from grci_lit.bench.measure import package_commit
+    from grci_lit.grci import TiedValuesWarning
+    from grci_lit.simulate import sample_zoo
+    from grci_lit.support import bootstrap_support
+    from .settings import make_grci
+    out = []
+    for p, n in sizes:
+        s = sample_zoo("hnm", p + 1, n, seed=seed)
+        X = pd.DataFrame(s.X, columns=[f"X{j}" for j in range(p)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TiedValuesWarning)
+            t = time.perf_counter(); g = make_grci("default", seed=0).fit(X, s.D); fit_s = time.perf_counter() - t
+            load = os.getloadavg()[0]
+            t = time.perf_counter(); bootstrap_support(g, X, s.D, n_boot=n_boot, seed=seed, n_jobs=n_jobs)
+            seconds = time.perf_counter() - t
+        row = dict(family="hnm", p=p, n=n, seed=seed, n_boot=n_boot, n_jobs=n_jobs, cores=os.cpu_count(),
+                   fit_seconds=round(fit_s, 1), seconds=round(seconds, 1), load_before=round(load, 2),
+                   load_after=round(os.getloadavg()[0], 2), commit=package_commit())
+        if store is not None: store.put(f"hnm_p{p}_n{n}_s{seed}_b{n_boot}_j{n_jobs}", row)
+        if verbose: print(row, flush=True)
+        out.append(row)
     return out

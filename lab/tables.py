@@ -1,18 +1,19 @@
 """The tables of the lab that a reader opens, written into `results/` from the lab's records: the zoo's headline (the
 results page and chapter 13), the zoo on a second draw of fresh seeds, the zoo's ladder, the default with each family
-held out and the ladder of each sink rule (chapter 13). Each is
-small, generated, and its provenance is the runs of the stores it reads (`tools/make_results.py --report` gathers
-them into results/provenance.json)."""
+held out and the ladder of each sink rule (chapter 13), and how often the default's top root cause is right against its
+bootstrap support (chapter support). Each is small, generated, and its provenance is the runs of the stores it reads
+(`tools/make_results.py --report` gathers them into results/provenance.json)."""
 from pathlib import Path
 
 import pandas as pd
 
 from grci_lit.bench.report import zoo_headline
+from grci_lit.support import reliability_table
 
 from .settings import REPORT_SEEDS, SECOND_DRAW, ZOO_VARIANTS
 from .store import LAB, Store
 from .lofo import lofo_table, sink_rule_rows, sink_rule_table
-from .zoo import ladder_rows, zoo_results, zoo_table
+from .zoo import ladder_rows, parse_name, zoo_results, zoo_table
 
 RESULTS = LAB.parent / "results"
 RUNGS = ["recovered", "true_skeleton", "true_parents", "true_errors"]
@@ -41,6 +42,27 @@ def ladder_table(rows:pd.DataFrame, families)->pd.DataFrame:
     return lad.round(3).rename_axis("family").reset_index()
 
 
+def support_table(
+    records:dict, # name -> record of the store support_calibration (`zoo_support`)
+    families, # the families, in the order of the table
+    bins:int=5, # equal-width bins of support
+)->pd.DataFrame:
+    "Per family and for every family: diseased patients binned by the support of their top root cause, the share right."
+    rows = pd.concat([pd.DataFrame({k: r[k] for k in ("support", "patients", "right")}).assign(**parse_name(name),
+                                                                                                n_boot=r["n_boot"])
+                      for name, r in records.items()])
+    parts = [(f, rows[rows.family == f]) for f in families if f in set(rows.family)] + [("every family", rows)]
+    out = []
+    for family, R in parts:
+        t = reliability_table(R.groupby("support")[["patients", "right"]].sum().reset_index(), bins)
+        sizes = sorted(set(zip(R.p, R.n)))
+        out.append(t.assign(family=family, data_sets=len(R.drop_duplicates(["family", "p", "n", "seed"])),
+                            sizes=" ".join(f"{p}x{n}" for p, n in sizes), seeds=f"{R.seed.min()}-{R.seed.max()}",
+                            n_boot="/".join(map(str, sorted(set(R.n_boot))))))
+    cols = ["family", "data_sets", "sizes", "seeds", "n_boot", "low", "high", "patients", "right", "accuracy", "mean_support"]
+    return pd.concat(out)[cols].round(4).reset_index(drop=True)
+
+
 def write_tables(records=None, out=None)->dict:
     "Write the lab's tables into `out` (results/) from the stores in `records` (lab/records); returns name -> table."
     from grci_lit.simulate import ZOO_FAMILIES
@@ -59,6 +81,8 @@ def write_tables(records=None, out=None)->dict:
     if len(rules): tables["zoo_sink_rules"] = sink_rule_table(rules)
     rungs = ladder_rows(store("zoo_tuning"))
     if len(rungs): tables["zoo_ladder"] = ladder_table(rungs, list(ZOO_FAMILIES))
+    calibration = store("support_calibration").load()
+    if calibration: tables["support_calibration"] = support_table(calibration, list(ZOO_FAMILIES))
     out.mkdir(parents=True, exist_ok=True)
     for name, t in tables.items(): t.to_csv(out / f"{name}.csv", index=False)
     return tables

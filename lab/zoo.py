@@ -1,6 +1,7 @@
 """The zoo's protocol: each variant of GRCI fitted on data sets of the seven families of `ZOO_FAMILIES`, scored against
 the ground-truth Shapley values; the ladder that says where the default's accuracy goes; the ranking rules scored on
-one fit; DoWhy given the true graph as a yardstick. Every result goes to a `Store` (lab/records), keyed by data set."""
+one fit; DoWhy given the true graph as a yardstick; how often the default's top root cause is right against its
+bootstrap support. Every result goes to a `Store` (lab/records), keyed by data set."""
 import json, time, warnings
 
 import numpy as np
@@ -13,6 +14,7 @@ from grci_lit.ranking import rank_weights, shape_windows, shapley_curves, smooth
 from grci_lit.shapley import fit_classifier, shapley_values
 from grci_lit.simulate import sample_zoo
 from grci_lit.skeleton import skeleton_scores
+from grci_lit.support import bootstrap_support, calibration_records
 
 from .settings import ZOO_VARIANTS, make_grci, settings_of
 from .store import CACHE, Store
@@ -271,5 +273,37 @@ def dowhy_seed(
             if col in attr: S[sick, j] = attr[col]
         res = {"dowhy": dict(rbo=rbo_shapley(truth, S, patients=mask), seconds=time.perf_counter() - t), "default": default_entry(),
                "patients": sick.tolist()}
+    if store is not None: store.put(name, res)
+    return res
+
+
+def zoo_support(
+    family:str, # a key of `ZOO_FAMILIES`
+    p:int, # variables (D is one more node)
+    n:int, # rows the fits see
+    seed:int, # seed of the data set, its truth and the resamples; the fit uses seed 0
+    n_boot:int=20, # refits (`bootstrap_support`)
+    resample:str="distinct", # how the refits resample the patients (`bootstrap_rows`)
+    n_truth:int=50_000, # rows the ground-truth model is fitted on
+    store:Store=None, # a data set stored with the same n_boot, resample and settings is read back, not refitted
+)->dict: # {n_boot, resample, settings, support, patients, right (lists, one entry per support value), fit_seconds, seconds}
+    """One zoo data set: `GRCI()` fitted (seed 0) and refitted `n_boot` times on resamples of its patients; per value of
+    the support of a diseased patient's top root cause, how many diseased patients have it and for how many of them
+    that root cause is the true one (`calibration_records`). Seconds are CPU seconds: the fit's, and the fit's and the
+    refits' together."""
+    name, key = zoo_name(family, p, n, seed), dict(n_boot=n_boot, resample=resample, settings=settings_of("default"))
+    stored = store.get(name) if store is not None else None
+    if stored is not None and all(stored.get(k) == v for k, v in key.items()): return stored
+    sample, truth, X = zoo_data(family, p, n, seed, n_truth)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiedValuesWarning)
+        t = time.process_time()
+        g = make_grci("default", seed=0).fit(X, sample.D)
+        fit_s = time.process_time() - t
+        sup = bootstrap_support(g, X, sample.D, n_boot=n_boot, seed=seed, resample=resample)
+        seconds = time.process_time() - t
+    rec = calibration_records(sup, truth, patients=sample.D == 1)
+    res = dict(key, support=rec.support.astype(float).tolist(), patients=rec.patients.astype(int).tolist(),
+               right=rec.right.astype(int).tolist(), fit_seconds=round(fit_s, 2), seconds=round(seconds, 2))
     if store is not None: store.put(name, res)
     return res

@@ -172,6 +172,8 @@ EXTERNAL = {  # tables written by the lab from its stores, each store with its r
     "zoo_rankings": ("GRCI()'s fits on the zoo's report data sets, ranked with every window rule, the default's among them (the lab's notebooks)",
                      "zoo_rankings_report", ("lab.zoo",)),
     "real_bootstraps": ("PBC and Pima bootstraps of the lab's notebooks", "real_bootstraps", ("grci_lit.bench.runner",)),
+    "support_calibration": ("how often GRCI()'s top root cause is right against its bootstrap support, on zoo data sets "
+                            "(results/support_calibration.csv; chapter support)", "support_calibration", ("lab.zoo",)),
 }
 RUN_COLUMNS = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant", "method", "rbo", "mse", "seconds",
                "job_cpu_s", "patients", "commit"]

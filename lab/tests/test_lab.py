@@ -193,6 +193,28 @@ def test_real_bootstraps_stage_keeps_the_runners_rows(tmp_path):
     assert len(rows) == 1 and rows[0]["dataset"] == "pbc" and rows[0]["method"] == "grci" and 0 <= rows[0]["rbo"] <= 1
 
 
+def test_support_stage_counts_patients_by_support_and_reads_back(tmp_path):
+    argv = ("support", "--families", "hnm", "--sizes", "4x200", "--seeds", 0, 1, "--n-boot", 2, "--n-truth", 2000)
+    run(tmp_path, *argv)
+    s = Store("support_calibration", tmp_path / "records")
+    rec = s.get("hnm_p4_n200_s0")
+    assert rec["n_boot"] == 2 and rec["settings"] == settings_of("default") and rec["seconds"] >= rec["fit_seconds"] > 0
+    assert set(rec["support"]) <= {0.0, 0.5, 1.0} and sum(rec["patients"]) > 0 and 0 <= sum(rec["right"]) <= sum(rec["patients"])
+    before = s.path.stat().st_mtime_ns
+    run(tmp_path, *argv)
+    assert s.path.stat().st_mtime_ns == before                                       # stored alike: nothing refitted
+    from lab.tables import support_table
+    t = support_table(s.load(), ["hnm"])
+    assert list(t.family.unique()) == ["hnm", "every family"] and len(t) == 10
+    assert t.patients.sum() == 2 * sum(rec["patients"]) and t.data_sets.tolist() == [1] * 10
+
+
+def test_support_cost_stage_times_the_refits(tmp_path):
+    run(tmp_path, "support-cost", "--sizes", "4x200", "--n-boot", 2, "--n-jobs", 1)
+    rec = Store("support_cost", tmp_path / "records").get("hnm_p4_n200_s100_b2_j1")
+    assert rec["p"] == 4 and rec["n"] == 200 and rec["seconds"] > 0 and rec["load_before"] >= 0
+
+
 def test_fit_speed_stage_times_a_fit_in_a_fresh_process(capsys):
     main(["fit-speed", "--points", "4:150", "--repeats", "1"])
     assert "median CPU" in capsys.readouterr().out
@@ -211,14 +233,15 @@ def test_scale_stage_writes_the_harness_records(tmp_path, monkeypatch):
 def test_tables_stage_writes_what_results_holds(tmp_path):
     "results/zoo_*.csv are what the lab's records give: rewritten from them, byte for byte."
     main(["tables", "--results", str(tmp_path)])                                       # the committed records
-    for name in ("zoo_headline", "zoo_second_draw", "zoo_ladder", "zoo_lofo", "zoo_sink_rules"):
+    for name in ("zoo_headline", "zoo_second_draw", "zoo_ladder", "zoo_lofo", "zoo_sink_rules", "support_calibration"):
         assert (tmp_path / f"{name}.csv").read_bytes() == (ROOT / "results" / f"{name}.csv").read_bytes(), name
 
 
 def test_the_command_lists_its_stages():
     r = subprocess.run([sys.executable, "-m", "lab", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0
-    for stage in ("zoo", "lofo", "rankings", "dowhy", "remedies", "grid", "real-bootstraps", "fit-speed", "scale", "tables"): assert stage in r.stdout
+    for stage in ("zoo", "lofo", "rankings", "dowhy", "remedies", "grid", "real-bootstraps", "support", "support-cost",
+                  "fit-speed", "scale", "tables"): assert stage in r.stdout
 
 
 # ---------------------------------------------------------------- the lab's notebooks: the record, run from its stores
