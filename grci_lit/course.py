@@ -454,7 +454,8 @@ def chapter_path(
     if str(name).endswith(".ipynb") and Path(name).exists(): return Path(name)
     hits = [p for p in sorted(find_nbs(nbs).glob("*.ipynb")) if not p.name.startswith("_")
             and name in (p.stem, p.stem.split("_", 1)[0], p.stem.split("_", 1)[-1])]
-    if len(hits) != 1: raise ValueError(f"chapter {name!r} names {len(hits)} notebooks; give its number, e.g. 08")
+    if len(hits) > 1: hits = [p for p in hits if COURSE.get(p.stem, {}).get("core")]   # a shared number: its core chapter
+    if len(hits) != 1: raise ValueError(f"chapter {name!r} names {len(hits)} notebooks; give its name, e.g. 08_grci")
     return hits[0]
 
 # %% ../nbs/93_teaching.ipynb #c930050
