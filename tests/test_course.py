@@ -26,7 +26,7 @@ PENDING = {}   # chapter -> why its exercises do not follow the convention yet (
 READS_CHECKOUT = {  # chapters whose cells read files of the checkout (until they read the package instead)
     "04_extract_errors": "../results/pairs_paired.csv",   # in its optional section only
     "13_beyond_the_paper": "../results/",                 # the tables of the evidence (results/README.md)
-    "14_scale": "../results/scale",
+    "14_scale": "../lab/records/scale",                   # the harness's measurements, kept in the lab
 }
 CHAPTERS = [n for n in course.COURSE if course.exercises(course.read_notebook(NBS / f"{n}.ipynb")) or n in PENDING]
 CORE = [n for n in CHAPTERS if course.COURSE[n]["core"]]
@@ -88,7 +88,7 @@ def test_run_anywhere_reads_no_checkout_file_but_those_listed():
     "A chapter read from the package runs downloaded alone; those that still read ../results/ are listed (and do)."
     for name in CHAPTERS:
         code = "\n".join(c["source"] for c in _nb(name)["cells"] if course._runs(c))
-        reads = re.findall(r"""["'](\.\./(?:results|nbs|tools)[^"']*)["']""", code)
+        reads = re.findall(r"""["'](\.\./(?:results|nbs|tools|lab)[^"']*)["']""", code)
         if name not in READS_CHECKOUT: assert not reads, f"{name} reads {reads} from the checkout"
         else: assert any(r.startswith(READS_CHECKOUT[name]) for r in reads), f"{name} no longer reads the checkout"
 
