@@ -82,7 +82,8 @@ def test_every_interact_cell_is_a_live_toy(site):
 
 
 def test_page_and_site_weights(site):
-    "A page with the figures of its toys weighs at most 4 MB; the whole site at most 60 MB."
+    """A page with the figures of its toys weighs at most 4 MB; the whole site at most 70 MB (61 MB with the chapters
+    ranking, stability and support, the appendices, the syllabus and the slide decks, MathJax 10 MB of it)."""
     for p in _pages(site):
         text = p.read_text()
         figs = set(re.findall(r'"png": "([^"]+)"', text)) | {
@@ -90,7 +91,7 @@ def test_page_and_site_weights(site):
         size = len(text.encode()) + sum((p.parent / f).stat().st_size for f in figs if (p.parent / f).exists())
         assert size <= 4e6, f"{p.name} weighs {size / 1e6:.1f} MB with its figures"
     total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
-    assert total <= 60e6, f"the site weighs {total / 1e6:.0f} MB"
+    assert total <= 70e6, f"the site weighs {total / 1e6:.0f} MB"
 
 
 def test_no_page_asks_another_host(site):
