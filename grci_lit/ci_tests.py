@@ -95,6 +95,7 @@ def _weighted_chi2_moments(w, order):
     for r in range(1, order + 1): m.append(sum(math.comb(r - 1, j - 1) * kappa[j - 1] * m[r - j] for j in range(1, r + 1)))
     return np.array(m[1:])
 
+# %% ../nbs/05_ci_tests.ipynb #0ebb2d05-1
 def _lpb_mixtures(lam, m, support):
     "The gamma mixture of each row given its root lam (B,) and raw moments m (B, >= 2 support): support points mu, weights pi, valid?"
     h = np.concatenate((np.ones((len(lam), 1)), m[:, :2 * support] / np.cumprod(_STEPS[support] * lam[:, None] + 1.0, axis=1)), axis=1)
@@ -387,6 +388,7 @@ def mars_design(
     uc = (Sx2 - t * Sx) - xsum[:, None] * csum / n                   # u'c, u = x orthogonalized against Q
     return MarsDesign(P, O, xs, t, cc, cvar, xvar, nQc2, uc, xvar.copy())   # ||u||^2 = var(x) to start
 
+# %% ../nbs/05_ci_tests.ipynb #a75ad286-1
 def _mars_sums(D, Y):
     "The response's running sums of the knot search on the design `D`: centred Y, R'c (r, d, K), R'x (d, r)."
     Yc = Y - Y.mean(0)

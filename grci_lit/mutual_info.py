@@ -49,6 +49,7 @@ def _within_sorted(x, radius):
     xs = np.sort(x)                                                  # |x_j - x_i| <= r: x_j - x_i <= r minus x_i - x_j > r,
     return np.maximum(_at_most(xs, x, r) + _at_most(-xs[::-1], -x, r) - len(x), 0)   # negation is exact
 
+# %% ../nbs/03_mutual_info.ipynb #c469c21d-1
 def ksg_counts(
     x, # (n,) or (n, dx) first variable
     y, # (n,) or (n, dy) second variable
@@ -106,6 +107,7 @@ def _ksg_sweep(what, fixed, n, reps, seed):
     ks = [k_ for k_ in (1, 2, 3, 5, 10, 20, 40, 80) if k_ < n]
     return np.array([[ksg_mutual_information(*_gaussian_draw(rng, fixed, n), k_) for _ in range(reps)] for k_ in ks])
 
+# %% ../nbs/03_mutual_info.ipynb #9e12fcce-1
 def plot_mutual_information(
     rho:float=0.5, # correlation of the bivariate Gaussian
     n:int=1000, # sample size

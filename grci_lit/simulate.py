@@ -90,6 +90,7 @@ PAIR_NOISES = ("uniform", "t5", "exp")
 def _check_n(n, name="n"):
     return check_scalar(n, name, Interval(int, 2), text="an integer, at least 2 (the data are z-scored)")
 
+# %% ../nbs/01_simulate.ipynb #06f193de-1
 def sample_pair(
     model:str, # "lingam", "anm", "hnm" or "pnl"
     n:int, # number of samples (>= 2)
@@ -437,6 +438,7 @@ def _cdt_node(self:ZooDAG, c, parents_data, m, mechanisms):
         mech = cls(parents_data.shape[1], m, noise)
         return mech(parents_data)[:, 0], mech.noise[:, 0]
 
+# %% ../nbs/01_simulate.ipynb #6d6870fb-1
 def _sample_zoo(self:ZooDAG,
                 m:int, # number of rows (>= 2)
                 seed=None, # None, int or np.random.Generator
