@@ -513,6 +513,7 @@ def mars_prune(
     drop = set(removed[:M - best])
     return [i for i in range(M) if i not in drop], float(gcv[best - 1]), G, C
 
+# %% ../nbs/05_ci_tests.ipynb #d751f8d5
 def mars_fit(
     z, # (n, d) or (n,) predictors
     Y, # (n, r) or (n,) responses
@@ -607,6 +608,7 @@ class CITestResult:
     rx: np.ndarray = field(default=None, repr=False)       # residual features of x given z, (n, k)
     ry: np.ndarray = field(default=None, repr=False)       # residual features of y given z, (n, k)
 
+# %% ../nbs/05_ci_tests.ipynb #b57dd92d
 def residual_statistic(
     rx:np.ndarray, # (n, a) residual features of x
     ry:np.ndarray, # (n, b) residual features of y
@@ -621,6 +623,7 @@ def residual_statistic(
     lam = np.linalg.eigvalsh(Pt @ Pt.T / n)
     return n * float(np.sum(C**2)), lam[lam > 1e-12 * max(lam.max(), 1e-300)]
 
+# %% ../nbs/05_ci_tests.ipynb #398f341f
 def residual_p_value(
     rx:np.ndarray, # (n, a) residual features of x
     ry:np.ndarray, # (n, b) residual features of y
@@ -631,6 +634,7 @@ def residual_p_value(
     p, used = weighted_chi2_sf(lam, stat, approximation) if lam.size else (1.0, approximation)
     return CITestResult(stat, p, used, lam, rx, ry)
 
+# %% ../nbs/05_ci_tests.ipynb #1a4af721
 def mars_ci_test(
     x, # (n,) first variable
     y, # (n,) second variable
@@ -647,8 +651,6 @@ def mars_ci_test(
     else:
         rx, ry = residualize(Fx, z, residualizer), residualize(Fy, z, residualizer)
     return residual_p_value(rx, ry, approximation)
-
-
 
 # %% ../nbs/05_ci_tests.ipynb #c4ec2237
 def fisher_z_test(
