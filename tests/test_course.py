@@ -25,6 +25,7 @@ COURSE_PYTHON = os.environ.get("GRCI_COURSE_PYTHON")          # .ci/run: the stu
 PENDING = {}   # chapter -> why its exercises do not follow the convention yet (an expected failure until they do)
 READS_CHECKOUT = {  # chapters whose cells read files of the checkout (until they read the package instead)
     "04_extract_errors": "../results/pairs_paired.csv",   # in its optional section only
+    "08a_support": "../results/support_calibration.csv",  # the calibration measured in the lab
     "13_beyond_the_paper": "../results/",                 # the tables of the evidence (results/README.md)
     "14_scale": "../lab/records/scale",                   # the harness's measurements, kept in the lab
 }
