@@ -417,7 +417,7 @@ COURSE = {  # chapter -> core or optional, the chapters and the maths it builds 
     "08_ranking": dict(core=False, after=("07",), maths="least-squares lines; ranks and moving windows"),
     "08_grci": dict(core=True, after=("04", "06", "07"), maths="no maths beyond theirs"),
     "08_stability": dict(core=False, after=("08",), maths="shares and agreement over repeated fits"),
-    "08a_support": dict(core=False, after=("08", "09"), maths="the bootstrap: resampling patients; shares and calibration"),
+    "08a_support": dict(core=False, after=("08",), maths="the bootstrap: resampling patients; shares and calibration"),
     "09_metrics": dict(core=True, after=("01", "07"), maths="rankings and rank overlap; mean squared error"),
     "10_datasets": dict(core=True, after=("04", "09"), maths="weighted accuracy"),
     "11_cli": dict(core=False, after=("08",), maths="none: a shell and CSV files"),
