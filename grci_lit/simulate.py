@@ -7,9 +7,10 @@ Docs: https://grci-lit.github.io/grci_lit/simulate.html.md"""
 # %% auto #0
 __all__ = ['ADDITIVE', 'MULTIPLICATIVE', 'OUTER', 'FUNCTION_NAMES', 'OUTER_NAMES', 'LAWS', 'PAIR_MODELS', 'PAIR_CAUSES',
            'PAIR_NOISES', 'ERROR_LAWS', 'ZOO_FAMILIES', 'ZOO_LAWS', 'ZOO_MEANS', 'ZOO_SCALES', 'ZOO_LINKS',
-           'additive_function', 'multiplicative_function', 'outer_function', 'draw_law', 'sample_pair', 'DAGModel',
-           'random_dag', 'DAGSample', 'sample_dag', 'demo', 'ZooDAG', 'zoo_dag', 'sample_zoo', 'plot_pair',
-           'plot_pair_gallery', 'plot_dag']
+           'HELD_OUT_FAMILIES', 'additive_function', 'multiplicative_function', 'outer_function', 'draw_law',
+           'sample_pair', 'DAGModel', 'random_dag', 'DAGSample', 'sample_dag', 'demo', 'ZooDAG', 'zoo_dag',
+           'sample_zoo', 'HeldOutDAG', 'random_network', 'network_output', 'preferential_attachment_dag',
+           'held_out_dag', 'sample_held_out', 'plot_pair', 'plot_pair_gallery', 'plot_dag']
 
 # %% ../nbs/01_simulate.ipynb #8712a46d
 from contextlib import contextmanager
@@ -477,6 +478,128 @@ def _sample_zoo(self:ZooDAG,
     return _sample_rows(self, data, err, rng)
 
 patch_to(ZooDAG, nm="sample")(_sample_zoo)
+
+# %% ../nbs/01_simulate.ipynb #h0a1d002
+HELD_OUT_FAMILIES = {  # family -> how it departs from the paper's generator; kept apart from `ZOO_FAMILIES`: no choice of the default saw them
+    "mixed": "several departures at once: means with products of parents and a non-monotone joint function, scales a bump, "
+             "non-Gaussian errors, and a risk that is not monotone in D's parents (a U in their joint index plus a product)",
+    "mlp": "a simulator of its own: a preferential-attachment graph, each node's mean and scale a small random tanh network "
+           "of all its parents, Gaussian or uniform errors, D from a random network of its parents through the logistic link",
+}
+
+@dataclass(repr=False, eq=False)
+class HeldOutDAG(DAGModel):
+    "A `DAGModel` whose graph and mechanisms come from one family of `HELD_OUT_FAMILIES`; `sample(m)` draws rows from it."
+    family:str="mixed" # a key of `HELD_OUT_FAMILIES`
+    params:dict=None # the family's drawn parameters (per node: weights, interacting pair, networks, error laws)
+
+    def __repr__(self):
+        return (f"HeldOutDAG({self.family}, p={self.p}, edges={self.n_edges}, D=node {self.target}, "
+                f"parents(D)={self.parents(self.target).tolist()})")
+
+def random_network(
+    rng:np.random.Generator, # random stream
+    inputs:int, # number of inputs (the node's parents)
+    hidden:int=6, # tanh units
+)->dict: # W (inputs x hidden), b (hidden,), v (hidden,)
+    "A random one-hidden-layer tanh network: Gaussian weights scaled by fan-in (`network_output` evaluates it)."
+    return dict(W=rng.normal(0.0, 1.5 / np.sqrt(inputs), (inputs, hidden)), b=rng.normal(0.0, 0.5, hidden),
+                v=rng.normal(0.0, 1.5 / np.sqrt(hidden), hidden))
+
+def network_output(
+    net:dict, # a `random_network`
+    Z:np.ndarray, # (m, inputs) inputs
+)->np.ndarray: # (m,) the network's output
+    "The output of a random tanh network on the rows of `Z`: tanh(Z W + b) v."
+    return np.tanh(Z @ net["W"] + net["b"]) @ net["v"]
+
+
+# %% ../nbs/01_simulate.ipynb #h0a1d004
+def preferential_attachment_dag(
+    p:int, # number of nodes, D included (>= 2)
+    seed=None, # None, int or np.random.Generator
+    max_parents:int=3, # each new node takes 1..max_parents parents
+)->tuple: # (adjacency (p, p) bool, order (p,) parents first, target): the last node in the order is D
+    """A scale-free DAG: nodes arrive one by one, each takes 1 to `max_parents` parents among the earlier nodes with
+    probability proportional to their degree plus one (preferential attachment); the last arrival is D. Labels are
+    shuffled, so D's label is random."""
+    p = _check_int(p, "p", 2)
+    rng = np.random.default_rng(seed)
+    upper, degree = np.zeros((p, p), bool), np.ones(p)
+    for k in range(1, p):
+        take = rng.choice(k, size=min(k, int(rng.integers(1, max_parents + 1))), replace=False, p=degree[:k] / degree[:k].sum())
+        upper[take, k] = True; degree[take] += 1; degree[k] += len(take)
+    perm = rng.permutation(p)                                        # position k gets label perm[k]
+    adj = np.zeros((p, p), bool); adj[np.ix_(perm, perm)] = upper
+    return adj, perm.copy(), int(perm[-1])
+
+def held_out_dag(
+    family:str, # a key of `HELD_OUT_FAMILIES`
+    p:int, # number of nodes, D included (>= 2)
+    seed=None, # None, int or np.random.Generator: graph and the family's parameters
+)->HeldOutDAG:
+    "Draw a DAG with a diagnosis and the mechanisms of one held-out family (its own graph law for \"mlp\")."
+    if family not in HELD_OUT_FAMILIES: raise ValueError(f"unknown family {family!r}; expected one of {list(HELD_OUT_FAMILIES)}")
+    rng = np.random.default_rng(seed)
+    if family == "mixed":
+        b = random_dag(p, seed=rng, expected_neighbours=2.5)
+        adj, order, target = b.adjacency, b.order, b.target
+    else: adj, order, target = preferential_attachment_dag(p, seed=rng)
+    p, nodes = adj.shape[0], {}
+    for c in range(p):
+        pa = np.flatnonzero(adj[:, c]); k = len(pa)
+        if k == 0: continue
+        pair = rng.choice(k, size=2, replace=False) if k >= 2 else None     # the two parents that interact ("mixed")
+        if family == "mixed":
+            nodes[c] = dict(a=rng.uniform(0.5, 1.5, k) * rng.choice([-1.0, 1.0], k), b=rng.uniform(0.5, 1.5, k) * rng.choice([-1.0, 1.0], k),
+                            pair=pair, law=str(rng.choice(ZOO_LAWS)), sign=float(rng.choice([-1.0, 1.0])))
+        else: nodes[c] = dict(mean=random_network(rng, k), scale=random_network(rng, k), law=str(rng.choice(["gauss", "uniform"])))
+    roots = {c: ("gauss" if family == "mlp" else str(rng.choice(ZOO_LAWS))) for c in range(p) if not adj[:, c].any()}
+    zero = np.zeros((p, p)); none = ("none",) * p
+    return HeldOutDAG(adj, zero, zero, none, none, tuple(nodes[c]["law"] if c in nodes else roots.get(c, "none") for c in range(p)),
+                      none, order=np.asarray(order), target=int(target), family=family, params=nodes)
+
+
+# %% ../nbs/01_simulate.ipynb #h0a1d005
+def _held_out_node(self:HeldOutDAG, c, z, e)->np.ndarray:
+    "Node `c`'s values from its z-scored parents `z` (m x k) and its error `e` (for D, its latent: no error)."
+    q, fam = self.params[c], self.family
+    if fam == "mlp":
+        if c == self.target: return network_output(q["mean"], z)
+        return network_output(q["mean"], z) + e * (0.2 + np.logaddexp(0.0, network_output(q["scale"], z)))
+    u, v = z @ q["a"], z @ q["b"]
+    prod = 0.0 if q["pair"] is None else np.clip(z[:, q["pair"][0]] * z[:, q["pair"][1]], -4, 4)
+    if c == self.target: return -u * u / len(q["a"]) + q["sign"] * prod             # U-shaped in the joint index, plus an interaction
+    return np.sin(2 * u / np.sqrt(len(q["a"]))) + q["sign"] * prod + e * (0.3 + np.exp(-v * v / len(q["b"])) * (1 + 0.5 * np.tanh(prod)))
+
+def _sample_held_out(self:HeldOutDAG,
+                     m:int, # number of rows (>= 2)
+                     seed=None, # None, int or np.random.Generator
+                    )->DAGSample:
+    "Draw `m` rows from the family's mechanisms; X is z-scored over these rows, E holds each column's true error."
+    m = _check_int(m, "m", 2)
+    rng = np.random.default_rng(seed)
+    p, t = self.p, self.target
+    err, data = np.zeros((m, p)), np.empty((m, p))
+    for i in range(p):
+        if i != t: err[:, i] = draw_law(self.errors[i], m, rng)
+    for c in self.order:
+        pa = self.parents(c)
+        data[:, c] = zscore(err[:, c]) if len(pa) == 0 else _held_out_node(self, c, zscore(data[:, pa]), err[:, c])
+    return _sample_rows(self, data, err, rng)
+
+patch_to(HeldOutDAG, nm="sample")(_sample_held_out)
+
+def sample_held_out(
+    family:str, # a key of `HELD_OUT_FAMILIES`
+    p:int, # number of nodes, D included; X has p - 1 columns
+    n:int, # number of rows (>= 2)
+    seed=None, # None, int or np.random.Generator (one stream for graph and rows, as `sample_zoo`)
+)->DAGSample:
+    "Draw a DAG of one held-out family and `n` rows from it, as `sample_zoo` does for the zoo's families."
+    rng = np.random.default_rng(seed)
+    return held_out_dag(family, p, seed=rng).sample(n, seed=rng)
+
 
 # %% ../nbs/01_simulate.ipynb #3b3d14fb
 def plot_pair(

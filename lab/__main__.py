@@ -59,6 +59,28 @@ def stage_lofo(a):
         print(sink_rule_table(sink_rule_rows(store)).to_string(index=False))
 
 
+def stage_undo(a):
+    "Each of the default's changes undone alone, on the zoo's report seeds and the held-out families (`undo_seed`, `undo_table`)."
+    import pandas as pd
+    from grci_lit.simulate import HELD_OUT_FAMILIES
+    from .undo import undo_decisions, undo_seed, undo_table
+    from .zoo import zoo_results
+    store, reuse = Store(a.store, a.records), Store("zoo", a.records)
+    store.record_run(modules=["lab.undo", "lab.zoo"])
+    for p, n in _sizes(a.sizes):
+        for seed in range(*a.seeds):
+            for family in a.families:
+                t = time.perf_counter()
+                res = undo_seed(family, p, n, seed, store, reuse=reuse, n_truth=a.n_truth)
+                print(f"{family} {p}x{n} seed {seed}: default {res['default']['rbo']:.3f}, paper {res['paper']['rbo']:.3f}, "
+                      + ", ".join(f"{k} {v['rbo'] - res['default']['rbo']:+.3f}" for k, v in res.items() if k not in ("paper", "default"))
+                      + f" ({time.perf_counter() - t:.0f} s)", flush=True)
+    with pd.option_context("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 60):
+        table = undo_table(zoo_results(store), held_out=list(HELD_OUT_FAMILIES))
+        print(table[["change", "family", "paired", "seconds_ratio"]].to_string(index=False))
+        print(undo_decisions(table).to_string(index=False))
+
+
 def stage_rankings(a):
     "GRCI()'s fit of each zoo data set ranked under every rule of `RANKING_RULES` (`zoo_rankings`)."
     from .zoo import RANKING_RULES, zoo_rankings
@@ -182,6 +204,8 @@ def build_parser()->argparse.ArgumentParser:
     ap.add_argument("--cache", default=str(CACHE), help="folder of recomputable intermediates (default lab/cache, git-ignored)")
     st = ap.add_subparsers(dest="stage", metavar="STAGE", required=True)
     fams, seeds = _families(), [REPORT_SEEDS[0], REPORT_SEEDS[-1] + 1]
+    from grci_lit.simulate import HELD_OUT_FAMILIES
+    held = list(HELD_OUT_FAMILIES)
     def zoo_args(s, store):
         s.add_argument("--families", nargs="+", default=fams, choices=fams)
         s.add_argument("--sizes", nargs="+", default=[f"{p}x{n}" for p, n in ZOO_SIZES], help="variables x rows, e.g. 30x2000")
@@ -200,6 +224,13 @@ def build_parser()->argparse.ArgumentParser:
     lo.add_argument("--rules", nargs="+", default=None, help="names of SINK_RULES (default: every one)")
     lo.add_argument("--n-truth", type=int, default=20_000, help="rows of the ground-truth model (default 20000)")
     lo.add_argument("--store", default="zoo_sink_rules", help="the store under --records (default zoo_sink_rules)")
+    un = st.add_parser("undo", help=stage_undo.__doc__); un.set_defaults(run=stage_undo)
+    un.add_argument("--families", nargs="+", default=fams + held, choices=fams + held)
+    un.add_argument("--sizes", nargs="+", default=["10x1000"], help="variables x rows (default 10x1000)")
+    un.add_argument("--seeds", nargs=2, type=int, default=[REPORT_SEEDS[0], REPORT_SEEDS[0] + 8],
+                    help=f"first and one-past-last seed (default: the first eight report seeds, {REPORT_SEEDS[0]} {REPORT_SEEDS[0] + 8})")
+    un.add_argument("--n-truth", type=int, default=50_000, help="rows of the ground-truth model (default 50000, as the store zoo)")
+    un.add_argument("--store", default="zoo_undo", help="the store under --records (default zoo_undo)")
     r = st.add_parser("rankings", help=stage_rankings.__doc__); zoo_args(r, "zoo_rankings_report"); r.set_defaults(run=stage_rankings)
     r.add_argument("--part", nargs=2, type=int, default=[0, 1], metavar=("K", "OF"), help="the K-th of OF interleaved shares")
     d = st.add_parser("dowhy", help=stage_dowhy.__doc__); d.set_defaults(run=stage_dowhy)

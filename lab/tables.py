@@ -1,6 +1,6 @@
 """The tables of the lab that a reader opens, written into `results/` from the lab's records: the zoo's headline (the
 results page and chapter 13), the zoo on a second draw of fresh seeds, the zoo's ladder, the default with each family
-held out and the ladder of each sink rule (chapter 13), and how often the default's top root cause is right against its
+held out, the ladder of each sink rule and each of the default's changes undone alone (chapter 13), and how often the default's top root cause is right against its
 bootstrap support (chapter support). Each is small, generated, and its provenance is the runs of the stores it reads
 (`tools/make_results.py --report` gathers them into results/provenance.json)."""
 from pathlib import Path
@@ -13,6 +13,7 @@ from grci_lit.support import reliability_table
 from .settings import REPORT_SEEDS, SECOND_DRAW, ZOO_VARIANTS
 from .store import LAB, Store
 from .lofo import lofo_table, sink_rule_rows, sink_rule_table
+from .undo import undo_table
 from .zoo import ladder_rows, parse_name, zoo_results, zoo_table
 
 RESULTS = LAB.parent / "results"
@@ -81,6 +82,10 @@ def write_tables(records=None, out=None)->dict:
     if len(rules): tables["zoo_sink_rules"] = sink_rule_table(rules)
     rungs = ladder_rows(store("zoo_tuning"))
     if len(rungs): tables["zoo_ladder"] = ladder_table(rungs, list(ZOO_FAMILIES))
+    undone = zoo_results(store("zoo_undo"))
+    if len(undone):
+        from grci_lit.simulate import HELD_OUT_FAMILIES
+        tables["zoo_undo"] = undo_table(undone, held_out=list(HELD_OUT_FAMILIES))
     calibration = store("support_calibration").load()
     if calibration: tables["support_calibration"] = support_table(calibration, list(ZOO_FAMILIES))
     out.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ from grci_lit.metrics import ground_truth_shapley, rbo_shapley
 from grci_lit.partial_out import partial_out
 from grci_lit.ranking import rank_weights, shape_windows, shapley_curves, smoothed_shapley, window_lines
 from grci_lit.shapley import fit_classifier, shapley_values
-from grci_lit.simulate import sample_zoo
+from grci_lit.simulate import HELD_OUT_FAMILIES, sample_held_out, sample_zoo
 from grci_lit.skeleton import skeleton_scores
 from grci_lit.support import bootstrap_support, calibration_records
 
@@ -34,14 +34,15 @@ def parse_name(name:str)->dict:
 
 
 def zoo_data(
-    family:str, # a key of `ZOO_FAMILIES`
+    family:str, # a key of `ZOO_FAMILIES` or `HELD_OUT_FAMILIES`
     p:int, # variables (D is one more node)
     n:int, # rows the fits see
     seed:int, # seed of the DAG, its rows and the truth
     n_truth:int=50_000, # rows the ground-truth model is fitted on
 )->tuple: # (the first n rows as a `DAGSample`, their ground-truth Shapley values, X as a DataFrame with columns X0..)
     "One data set of the zoo with its truth: what every zoo measurement fits and scores against."
-    full = sample_zoo(family, p + 1, max(n, n_truth), seed=seed)
+    draw = sample_held_out if family in HELD_OUT_FAMILIES else sample_zoo   # the held-out families: generators no choice saw
+    full = draw(family, p + 1, max(n, n_truth), seed=seed)
     sample = full.head(n)
     truth = ground_truth_shapley(full, n_truth=n_truth, n_eval=n, seed=seed)
     return sample, truth, pd.DataFrame(sample.X, columns=[f"X{j}" for j in range(p)])

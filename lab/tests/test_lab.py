@@ -137,6 +137,41 @@ def test_lofo_table_chooses_without_the_held_out_family():
     assert t.loc["every family", "chosen - paper"].startswith("+0.000") and t.loc["every family", "data sets"] == 12
 
 
+def test_undo_stage_fits_every_change_undone_and_resumes(tmp_path):
+    argv = ("undo", "--families", "mlp", "--sizes", "5x200", "--seeds", 0, 1, "--n-truth", 2000)
+    assert run(tmp_path, *argv) == 0
+    from lab.undo import UNDO_FIELDS, UNDO_VARIANTS
+    s = Store("zoo_undo", tmp_path / "records")
+    rec = s.get("mlp_p5_n200_s0")
+    assert set(rec) == set(UNDO_VARIANTS) and all(0 <= r["rbo"] <= 1 for r in rec.values())
+    for label, fields in UNDO_FIELDS.items():                                          # the default with exactly these set back
+        mine, default = rec[label]["settings"], rec["default"]["settings"]
+        changed = {k for k in set(mine) | set(default) if mine.get(k) != default.get(k)}
+        assert changed and changed <= set(fields) | {"smooth_window"}, label
+    before = s.path.stat().st_mtime_ns
+    run(tmp_path, *argv)
+    assert s.path.stat().st_mtime_ns == before                                       # stored with the same settings: nothing refitted
+
+
+def test_undo_decisions_apply_the_protocols_rule():
+    "Known answer: undoing a loses on every family (keep); undoing b gains beyond its interval on one family (undo)."
+    from lab.undo import UNDO_FIELDS, undo_decisions, undo_table
+    a, b = list(UNDO_FIELDS)[:2]
+    rows = []
+    for fam, gain_b in (("f", 0.0), ("g", 0.0), ("h", 0.1)):
+        for seed in range(5):
+            base = 0.5 + 0.01 * seed
+            rows += [dict(family=fam, p=5, n=100, seed=seed, label=k, rbo=r, seconds=1.0) for k, r in
+                     (("paper", base - 0.02), ("default", base), (a, base - 0.03 - 0.01 * (seed % 2)), (b, base + gain_b + 0.01 * (seed % 2)))]
+    rows += [dict(r, label=k) for r in rows if r["label"] == "default" for k in list(UNDO_FIELDS)[2:]]
+    t = undo_table(pd.DataFrame(rows), held_out=["h"])
+    assert list(t.family.unique()) == ["f", "g", "h", "seven zoo families"] and t[t.family == "h"]["held out"].all()
+    d = undo_decisions(t).set_index("change")
+    assert d.loc[a, "verdict"] == "keep" and d.loc[a, "keeping it gains in"] == 3
+    assert d.loc[b, "undoing gains beyond its interval in"] == "h" and d.loc[b, "verdict"] == "undo"
+    assert t.set_index(["change", "family"]).loc[("default - paper", "h"), "paired"] == "+0.020 [+0.020, +0.020] 5/0"
+
+
 def test_rankings_stage_scores_every_rule_on_one_fit(tmp_path):
     run(tmp_path, "rankings", "--families", "link", "--sizes", "6x400", "--seeds", 0, 1, "--n-truth", 4000)
     from lab.zoo import RANKING_RULES
@@ -233,7 +268,7 @@ def test_scale_stage_writes_the_harness_records(tmp_path, monkeypatch):
 def test_tables_stage_writes_what_results_holds(tmp_path):
     "results/zoo_*.csv are what the lab's records give: rewritten from them, byte for byte."
     main(["tables", "--results", str(tmp_path)])                                       # the committed records
-    for name in ("zoo_headline", "zoo_second_draw", "zoo_ladder", "zoo_lofo", "zoo_sink_rules", "support_calibration"):
+    for name in ("zoo_headline", "zoo_second_draw", "zoo_ladder", "zoo_lofo", "zoo_sink_rules", "zoo_undo", "support_calibration"):
         assert (tmp_path / f"{name}.csv").read_bytes() == (ROOT / "results" / f"{name}.csv").read_bytes(), name
 
 
@@ -241,7 +276,7 @@ def test_the_command_lists_its_stages():
     r = subprocess.run([sys.executable, "-m", "lab", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0
     for stage in ("zoo", "lofo", "rankings", "dowhy", "remedies", "grid", "real-bootstraps", "support", "support-cost",
-                  "fit-speed", "scale", "tables"): assert stage in r.stdout
+                  "fit-speed", "scale", "undo", "tables"): assert stage in r.stdout
 
 
 # ---------------------------------------------------------------- the lab's notebooks: the record, run from its stores
