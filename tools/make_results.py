@@ -174,6 +174,10 @@ EXTERNAL = {  # tables written by the lab from its stores, each store with its r
     "real_bootstraps": ("PBC and Pima bootstraps of the lab's notebooks", "real_bootstraps", ("grci_lit.bench.runner",)),
     "support_calibration": ("how often GRCI()'s top root cause is right against its bootstrap support, on zoo data sets "
                             "(results/support_calibration.csv; chapter support)", "support_calibration", ("lab.zoo",)),
+    "zoo_sink_rules": ("the ladder of each Find-Sink rule on fresh zoo data sets (results/zoo_sink_rules.csv; chapter "
+                       "Beyond the paper)", "zoo_sink_rules", ("lab.lofo", "lab.zoo")),
+    "zoo_undo": ("each of the default's changes undone alone, per family and on the held-out families "
+                 "(results/zoo_undo.csv; chapter Beyond the paper)", "zoo_undo", ("lab.undo", "lab.zoo")),
 }
 RUN_COLUMNS = ["kind", "p", "n", "seed", "pnl", "dataset", "bootstrap", "variant", "method", "rbo", "mse", "seconds",
                "job_cpu_s", "patients", "commit"]
@@ -474,6 +478,7 @@ those files differs from the package here. The test suite fails when a status be
 | `synth_headline.csv`, `pnl_headline.csv`, `real_headline.csv`, `zoo_headline.csv` | the tables above |
 | `zoo_second_draw.csv`, `zoo_ladder.csv` | the zoo on a second draw of fresh seeds, and its ladder on the tuning seeds (chapter **Beyond the paper**) |
 | `zoo_lofo.csv`, `zoo_sink_rules.csv` | the default with one zoo family held out at a time, and the ladder of each sink rule (chapter **Beyond the paper**) |
+| `zoo_undo.csv` | each of the default's changes undone alone, per zoo family and on the two held-out families no choice saw (chapter **Beyond the paper**) |
 | `synth_grci_seconds.csv`, `pnl_grci_seconds.csv` | GRCI's seconds per cell beside Table 1(c) and 2(c) |
 | `synth_rbo_cells.csv`, `rbo_by_n.png`, `pnl_rbo_cells.csv` | every method's mean RBO per cell beside the paper's Table 1(a) / 2(a) (the paper's variant; `GRCI` is the paper's algorithm) |
 | `synth_paired_pooled.csv`, `synth_paired_balanced.csv`, `synth_paired_cells.csv`, `paired_differences.png`, `pnl_paired_pooled.csv` | the paper's algorithm minus each baseline, paired by data set |
