@@ -8,7 +8,7 @@ Docs: https://grci-lit.github.io/grci_lit/extract_errors.html.md"""
 __all__ = ['SINK_RULES', 'PROJECTIONS', 'TOY_HNM_EDGES', 'subsample_rows', 'register_sink_rule', 'check_sink_rule',
            'mi_sink_rule', 'sink_score', 'find_sink', 'AveragedPartialOut', 'ExtractStep', 'extract_steps',
            'ErrorModel', 'sink_margin', 'extract_errors', 'toy_hnm', 'Direction', 'causal_direction',
-           'plot_extract_step', 'likelihood_sink_rule', 'hsic_sink_rule']
+           'plot_extract_step', 'likelihood_sink_rule', 'hsic_sink_rule', 'skew_sink_rule', 'bagged_sink_rule']
 
 # %% ../nbs/04_extract_errors.ipynb #b5701e59
 from dataclasses import dataclass
@@ -183,6 +183,43 @@ class ExtractStep:
     error: np.ndarray     # the sink's recovered error, shape (n,)
     model: object = None  # its fitted Partial-Out model (None when it had no neighbours)
 
+def _extract_inputs(X, skeleton, seed, k, reference, n_draws, projection, sink_rule):
+    "Extract-Errors' checked inputs: data, skeleton, k, quirks, the projection draws and the Generator drawn from next."
+    A, cols, _ = _as_data(X)
+    n, p = A.shape
+    S = _check_skeleton(skeleton, p, cols)
+    k = _check_k(k, n)
+    quirks = resolve_reference(reference)
+    n_draws = check_scalar(n_draws, "n_draws", Interval(int, 1))
+    projection = check_scalar(projection, "projection", Options(*PROJECTIONS))
+    check_sink_rule(sink_rule)
+    rng = np.random.default_rng(seed)                            # the first draw is the paper's single one
+    if projection != "dirichlet": weights = [np.ones((p, 200))]  # "mean": renormalised per neighbour set, 1/q each; "additive": unused
+    else: weights = [dirichlet_weights(p, m=200, seed=rng) for _ in range(n_draws)]
+    return A, S, k, quirks, weights, rng
+
+
+# %% ../nbs/04_extract_errors.ipynb #930ef206
+def _extract_rows(A, weights, rng, k, executor, max_rows, large_rows):
+    "The rows the fits read (`fit`, None: every row), the cluster's blocks of every row, the shared data, the MI rows."
+    fit = subsample_rows(len(A), large_rows, rng, k)             # None (no draw, every row) when n <= large_rows: the fits read A_fit
+    A_fit = A if fit is None else A[fit]
+    blocks = executor.blocks(A) if executor.on_cluster and fit is not None else None   # every row, for the errors: on the cluster
+    data = executor.share((A_fit, weights))                      # sent once to every worker of a cluster
+    rows = subsample_rows(len(A_fit), max_rows, rng, k)          # drawn after the weights: None (no draw) when n <= max_rows; within the fit rows
+    return fit, blocks, data, rows
+
+def _sink_error(A, sink, nb, fits, fit, blocks, executor):
+    "Extract-Errors, line 4: the sink's error given Ne(S) and its Partial-Out model (its values and None without Ne(S))."
+    if not nb: return A[:, sink].copy(), None
+    used, r, model = fits[sink]
+    assert used == nb, "internal error: stale fit"               # any change of Ne(S) triggered a rescore
+    if blocks is not None: r = _errors_on(executor, blocks, model, nb, sink)   # fitted on the subsample: every row's error ...
+    elif fit is not None: r = model.transform(A[:, list(nb)], A[:, sink])    # ... on the cluster's workers, or here
+    return r, model
+
+
+# %% ../nbs/04_extract_errors.ipynb #930ef207
 def extract_steps(
     X, # n x p data (array or DataFrame), normalised as GRCI does
     skeleton, # p x p symmetric bool adjacency (the undirected skeleton)
@@ -197,24 +234,9 @@ def extract_steps(
     sink_rule:str="mi", # a name of `SINK_RULES`: how Find-Sink scores a candidate ("mi": the paper's rule)
 ): # generator of `ExtractStep`, sink first
     "Run Extract-Errors one sink at a time."
-    A, cols, _ = _as_data(X)
-    n, p = A.shape
-    S = _check_skeleton(skeleton, p, cols)
-    k = _check_k(k, n)
-    quirks = resolve_reference(reference)
-    n_draws = check_scalar(n_draws, "n_draws", Interval(int, 1))
-    projection = check_scalar(projection, "projection", Options(*PROJECTIONS))
-    sink_rule = check_sink_rule(sink_rule)
-    rng = np.random.default_rng(seed)                            # the first draw is the paper's single one
-    additive = projection == "additive"
-    if projection != "dirichlet": weights = [np.ones((p, 200))]  # "mean": renormalised per neighbour set, 1/q each; "additive": unused
-    else: weights = [dirichlet_weights(p, m=200, seed=rng) for _ in range(n_draws)]
-    executor = Executor.of(executor)
-    fit = subsample_rows(n, large_rows, rng, k)                  # None (no draw, every row) when n <= large_rows: the fits read A_fit
-    A_fit = A if fit is None else A[fit]
-    blocks = executor.blocks(A) if executor.on_cluster and fit is not None else None   # every row, for the errors: on the cluster
-    data = executor.share((A_fit, weights))                      # sent once to every worker of a cluster
-    rows = subsample_rows(len(A_fit), max_rows, rng, k)          # drawn after the weights: None (no draw) when n <= max_rows; within the fit rows
+    A, S, k, quirks, weights, rng = _extract_inputs(X, skeleton, seed, k, reference, n_draws, projection, sink_rule)
+    p, additive, executor = A.shape[1], projection == "additive", Executor.of(executor)
+    fit, blocks, data, rows = _extract_rows(A, weights, rng, k, executor, max_rows, large_rows)
     scores, fits = np.full(p, -np.inf), {}
     remaining, update = list(range(p)), list(range(p))
     for step in range(p):
@@ -225,12 +247,7 @@ def extract_steps(
         if "stale_scores" not in quirks: scores[[i for i in update if not S[i].any()]] = -np.inf   # lost its last neighbour: taken next
         sink = find_sink(scores, remaining)
         nb = tuple(np.flatnonzero(S[sink]).tolist())
-        if nb:                                                   # Extract-Errors, line 4: its residual given Ne(S)
-            used, r, model = fits[sink]
-            assert used == nb, "internal error: stale fit"       # any change of Ne(S) triggered a rescore
-            if blocks is not None: r = _errors_on(executor, blocks, model, nb, sink)   # fitted on the subsample: every row's error ...
-            elif fit is not None: r = model.transform(A[:, list(nb)], A[:, sink])    # ... on the cluster's workers, or here
-        else: r, model = A[:, sink].copy(), None
+        r, model = _sink_error(A, sink, nb, fits, fit, blocks, executor)
         shown = np.full(p, np.nan); shown[remaining] = scores[remaining]
         yield ExtractStep(step, sink, shown, nb, r, model)
         remaining.remove(sink)
@@ -456,6 +473,41 @@ def hsic_sink_rule(
 
 register_sink_rule("likelihood", likelihood_sink_rule)
 register_sink_rule("hsic", hsic_sink_rule)
+
+
+# %% ../nbs/04_extract_errors.ipynb #5a1e0011
+def skew_sink_rule(
+    V:np.ndarray, # n x q the candidate's neighbours (this rule does not read them)
+    x:np.ndarray, # n the candidate's values (this rule does not read them)
+    r:np.ndarray, # n its Partial-Out residual given V
+    scale:np.ndarray, # n Partial-Out's fitted scale sigma_hat(V) (positive)
+    k:int=10, # unused (the registry's signature)
+)->float: # |skewness| of r / sigma_hat: near 0 for a sink with symmetric noise; the lowest is the sink
+    "SkewScore-style: the absolute skewness of the candidate's score given its neighbours, estimated as -r / sigma_hat."
+    s = r / scale
+    s = s - s.mean()
+    return float(abs(np.mean(s ** 3)) / max(np.mean(s ** 2), 1e-300) ** 1.5)
+
+def bagged_sink_rule(
+    V:np.ndarray, # n x q the candidate's neighbours
+    x:np.ndarray, # n the candidate's values
+    r:np.ndarray, # n its Partial-Out residual given V
+    scale:np.ndarray, # n Partial-Out's fitted scale sigma_hat(V)
+    k:int=10, # neighbours of the KSG estimator (passed on to the base rule)
+    base:str="mi", # a name of `SINK_RULES`: the rule whose scores are averaged
+    bags:int=5, # seeded subsamples of rows
+    fraction:float=0.5, # the share of rows in each subsample (drawn without replacement)
+    seed:int=0, # the subsamples' seed (the same rows for every candidate)
+)->float: # the base rule's mean score over the subsamples; the lowest is the sink
+    "Bagged: the base rule's score averaged over `bags` seeded subsamples of the rows (each in row order)."
+    rule, n = SINK_RULES[check_sink_rule(base)], len(r)
+    m = max(int(round(fraction * n)), k + 2)
+    rng = np.random.default_rng(seed)
+    draws = [np.sort(rng.choice(n, m, replace=False)) for _ in range(bags)]
+    return float(np.mean([rule(np.asfortranarray(V[d]), x[d], r[d], scale[d], k) for d in draws]))
+
+register_sink_rule("skew", skew_sink_rule)
+register_sink_rule("bagged", bagged_sink_rule)   # bagged over the paper's rule, 5 halves of the rows
 
 
 # %% ../nbs/04_extract_errors.ipynb #d0c60004

@@ -131,6 +131,9 @@ def sink_rule_table(
     t = wide.groupby("family")[cols].mean().round(3)
     t.loc["every family"] = wide[cols].mean().round(3)
     t.insert(0, "data sets", list(wide.groupby("family").size()) + [len(wide)])
+    for r in [r for r in SINK_RULES if f"{r}: recovered" in wide and wide[f"{r}: recovered"].isna().any()]:
+        got = wide[f"{r}: recovered"].notna()                                   # a rule measured on a subset: its count
+        t[f"{r}: data sets"] = list(got.groupby(level="family").sum()) + [int(got.sum())]
     rec = rows[rows.rung == "recovered"].rename(columns={"rule": "label"}).assign(seconds=np.nan)
     for r in [r for r in SINK_RULES if r != "mi" and r in set(rec.label)]:    # each rule against the paper's, paired
         pair = rec[rec.label.isin(["mi", r])]
