@@ -366,7 +366,7 @@ def _support_line(
     edges = f"{mine.min():.0%} to {mine.max():.0%}" if len(mine) else "none to count"
     return (f"over {support.n_boot} refits on resampled patients: a diseased patient's top root cause recurs in a "
             f"median {t1.median():.0%} of them ({int((t1 < 0.5).sum())} of {len(t1)} under 50%); the order in "
-            f"{support.order:.0%}, the skeleton's edges in {edges} (root_causes.csv: top1_support, support_k)")
+            f"{support.order:.0%}, the skeleton's edges in {edges} (root_causes.csv: top1_support, support_1, ...)")
 
 def _stability_line(
     st:SeedStability, # from `fit_seeds`

@@ -238,7 +238,8 @@ text-align:left;vertical-align:top}th{background:#f4f4f4}td.num{text-align:right
 img{max-width:100%}.note{color:#555;font-size:.92em}#search{font-size:1em;padding:.3em .5em;width:22em}
 details summary{cursor:pointer;color:#0645ad}.cause{border-radius:3px;padding:0 .25em;white-space:nowrap}
 .cause small{font-variant-numeric:tabular-nums}th button{font:inherit;font-weight:bold;background:none;border:0;
-padding:0;cursor:pointer;color:#0645ad}"""
+padding:0;cursor:pointer;color:#0645ad}th[aria-sort=descending] button::after{content:" \\25BC"}
+th[aria-sort=ascending] button::after{content:" \\25B2"}"""
 
 _SEARCH_JS = """const box = document.getElementById('search'), rows = document.querySelectorAll('#patients tbody tr');
 box.addEventListener('input', () => {
