@@ -6,8 +6,8 @@ Docs: https://grci-lit.github.io/grci_lit/cli.html.md"""
 
 # %% auto #0
 __all__ = ['GRCI_OPTIONS', 'OPTION_CONSTRAINTS', 'RunOptions', 'options_from', 'report_options', 'grci_settings', 'check_options',
-           'build_grci', 'fit_run', 'run_record', 'run_grci', 'add_bench_parser', 'command_bench', 'OneLineParser',
-           'build_parser', 'command_run', 'command_demo', 'main']
+           'build_grci', 'run_seconds', 'check_run_time', 'fit_run', 'run_record', 'run_grci', 'add_bench_parser',
+           'command_bench', 'OneLineParser', 'build_parser', 'command_run', 'command_demo', 'main']
 
 # %% ../nbs/11_cli.ipynb #bec91c85
 import argparse
@@ -23,7 +23,7 @@ import pandas as pd
 from joblib import effective_n_jobs
 
 from . import __version__
-from .budget import NOTE_SECONDS, check_size, duration_text
+from .budget import MAX_HOURS, NOTE_SECONDS, check_size, duration_text
 from .ci_tests import CI_TESTS
 from .core import Interval, Options, check_scalar, shown
 from .datasets import load_pbc, pbc_truth
@@ -31,6 +31,7 @@ from .grci import DEFAULT, DEFAULT_VARIANT, GRCI, MIN_ROWS, PAPER, VARIANTS, GRC
 from .run_folder import Stopped, building, check_output, commit, stop_on_signals
 from .run_report import REPORT_PATIENTS, FittedRun, ReportOptions, check_names, ranking_words, write_results
 from .stability import SeedStability, fit_seeds
+from .support import bootstrap_support
 from .tables import (CLIError, MESSAGE_CHARS, plain_text, read_skeleton, read_table, separator, shown_path,
                              snapshot)
 
@@ -57,6 +58,7 @@ class RunOptions:
     seed:int=0 # random seed (the first of --seeds)
     skeleton:str=None # a skeleton CSV to use instead of learning one
     seeds:int=1 # fits, with seeds seed, seed+1, ...
+    bootstrap:int=None # refits on resampled patients, for the support of each root cause (None: no support)
     n_jobs:int=1 # parallel jobs
     scheduler:str=None # a Dask scheduler's address, or "local"
     reference:bool=False # behave like the authors' R code
@@ -103,6 +105,7 @@ OPTION_CONSTRAINTS = {  # a field of RunOptions -> (what it may be, for `check_s
     "max_rows": ((Interval(int, MIN_ROWS),), None), "top": ((Interval(int, 1),), None),
     "plots": ((Interval(int, 0),), None), "waterfalls": ((Interval(int, 0),), None),
     "report_patients": ((Interval(int, 1),), None), "decimal": ((Options(".", ","),), None),
+    "bootstrap": ((Interval(int, 2),), "an integer >= 2 (the number of refits)"),
 }
 
 def _check_rows(o:RunOptions):
@@ -135,13 +138,33 @@ def build_grci(
     return GRCI(variant=grci_settings(o), seed=o.seed, reference=o.reference, n_jobs=o.n_jobs, scheduler=o.scheduler,
                 verbose=not o.quiet)
 
+def run_seconds(
+    o:RunOptions, # the run's options (n_jobs, bootstrap)
+    cost:dict, # `check_size`'s answer for the fit
+)->float: # a lower bound of the run's seconds on this machine
+    "The fit's lower bound of seconds shared by the jobs, times 1 + B with --bootstrap B (each refit costs a fit)."
+    return cost["seconds"] / max(1, effective_n_jobs(o.n_jobs)) * (1 + (o.bootstrap or 0))
+
+def check_run_time(
+    o:RunOptions, # the run's options
+    cost:dict, # `check_size`'s answer for the fit, which passed
+):
+    "Refuse, in one line, --bootstrap B whose refits take the run past `MAX_HOURS` on this machine."
+    seconds = run_seconds(o, cost)
+    if o.bootstrap is None or o.scheduler is not None or seconds <= 3600 * MAX_HOURS: return
+    fit = cost["seconds"] / max(1, effective_n_jobs(o.n_jobs))
+    most = int(3600 * MAX_HOURS // max(fit, 1e-9)) - 1
+    raise CLIError(f"--bootstrap {o.bootstrap} refits GRCI {o.bootstrap} times: at least {duration_text(seconds)} "
+                   f"here, more than {MAX_HOURS:g} h: try --bootstrap {most} or fewer, or a quicker fit (check "
+                   "without --bootstrap)")
+
 def fit_run(
     X:pd.DataFrame, # variables, one row per patient
     D:pd.Series, # the target as read (its own values)
     o:RunOptions, # the run's options (seed, seeds, positive, ...)
     skeleton=None, # a skeleton instead of Skeleton-Stable (`read_skeleton`), or None
-)->FittedRun: # the fit with --seed, the `SeedStability` of --seeds N fits (or None) and the time they took
-    "Fit GRCI on (X, D): one seed, or --seeds N of them and how stable the root causes are."
+)->FittedRun: # the fit with --seed, the `SeedStability` of --seeds N (or None), its `Support` (or None), the time
+    "Fit GRCI on (X, D): one seed, or --seeds N of them and how stable the root causes are; --bootstrap B refits."
     g, t, stability = build_grci(o), time.perf_counter(), None
     if o.seeds == 1: g.fit(X, D, skeleton=skeleton, positive=o.positive)
     else:
@@ -150,7 +173,9 @@ def fit_run(
                               positive=o.positive)
         g = stability.fits[0]
         g.D_.name = D.name
-    return FittedRun(g, X, D, o.positive, stability, seconds=time.perf_counter() - t)
+    support = None if o.bootstrap is None else bootstrap_support(g, X, D, n_boot=o.bootstrap, seed=o.seed,
+                                                                 n_jobs=o.n_jobs, scheduler=o.scheduler)
+    return FittedRun(g, X, D, o.positive, stability, seconds=time.perf_counter() - t, support=support)
 
 # %% ../nbs/11_cli.ipynb #219f46e0
 def _now()->str: return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
@@ -182,13 +207,14 @@ def run_grci(
     if not isinstance(D, pd.Series): D = pd.Series(np.asarray(D), index=X.index)
     if D.name is None: D = D.rename("D")
     check_names(X, D)
-    check_size(X.shape[1], len(X), build_grci(o), skeleton_given=skeleton is not None)
+    check_run_time(o, check_size(X.shape[1], len(X), build_grci(o), skeleton_given=skeleton is not None))
     plan = check_output(o.out, [s.name for s in inputs], o.force, say=say)
     record = run_record(o, inputs, dropped)
     with building(plan) as folder:
         run = replace(fit_run(X, D, o, skeleton), source="standard input" if o.csv == "-" else Path(o.csv).name,
                       dropped=dropped)
-        say(f"fitted in {run.seconds:.1f} s; writing the tables, the model, the figures and the report")
+        refits = "" if run.support is None else f" (with the {run.support.n_boot} refits of --bootstrap)"
+        say(f"fitted in {run.seconds:.1f} s{refits}; writing the tables, the model, the figures and the report")
         t = time.perf_counter()
         write_results(folder, run, report_options(o))
         commit(plan, folder, {**record, "finished": _now(), "fit_seconds": round(run.seconds, 2),
@@ -264,6 +290,11 @@ def _grci_options(r):
                    "and first column, such as the skeleton.csv of an earlier run (edit it to add or remove edges)")
     r.add_argument("--seeds", type=int, default=1, metavar="N",
                    help="fit N seeds (--seed, --seed+1, ...) and report how stable the top root causes are (default 1)")
+    r.add_argument("--bootstrap", type=int, default=None, metavar="B",
+                   help="refit GRCI on B resamples of the patients (an integer >= 2, e.g. 50; default: none) and "
+                   "write beside each root cause its support, the share of refits that name it one of the patient's "
+                   "root causes (root_causes.csv, report.html, edge_support.csv and .png); each refit costs about a "
+                   f"fit, and a run whose refits would take more than {MAX_HOURS:g} h is refused before it starts")
     r.add_argument("--n-jobs", type=int, default=1, help="parallel jobs (default 1; -1: every core)")
     r.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the skeleton's CI tests and Find-Sink's scores on a Dask cluster: its scheduler's address "
@@ -325,6 +356,18 @@ def _say(quiet, *args):
 def _note(quiet, message):
     if not quiet: print(f"grci-lit: note: {plain_text(message)[:MESSAGE_CHARS]}", file=sys.stderr, flush=True)
 
+def _support_line(
+    support, # from `bootstrap_support`
+    g:GRCI, # the fit
+)->str: # one paragraph for the terminal
+    "How often the fit's answers recurred over the refits of --bootstrap, in words."
+    t1 = support.answer_support[(g.D_ == 1).to_numpy()]
+    mine = support.edges.share[support.edges.in_fit]
+    edges = f"{mine.min():.0%} to {mine.max():.0%}" if len(mine) else "none to count"
+    return (f"over {support.n_boot} refits on resampled patients: a diseased patient's top root cause recurs in a "
+            f"median {t1.median():.0%} of them ({int((t1 < 0.5).sum())} of {len(t1)} under 50%); the order in "
+            f"{support.order:.0%}, the skeleton's edges in {edges} (root_causes.csv: top1_support, support_1, ...)")
+
 def _stability_line(
     st:SeedStability, # from `fit_seeds`
     target:str, # name of D
@@ -351,10 +394,11 @@ def _read_inputs(o:RunOptions)->tuple: # (X, D, rows dropped, skeleton or None, 
 def _say_duration(o:RunOptions, X, skeleton):
     "Before a fit whose lower bound passes NOTE_SECONDS: how long it will take at least."
     cost = check_size(X.shape[1], len(X), build_grci(o), skeleton_given=skeleton is not None)
-    seconds = cost["seconds"] / max(1, effective_n_jobs(o.n_jobs))
+    seconds = run_seconds(o, cost)
     if seconds > NOTE_SECONDS and o.scheduler is None:
         _say(o.quiet, f"note: {X.shape[1]} variables x {len(X)} rows: the skeleton's first level alone runs "
-             f"{cost['tests']:,} CI tests, at least {duration_text(seconds)} here; Ctrl-C stops the run and writes "
+             f"{cost['tests']:,} CI tests{' per fit, and --bootstrap refits it' if o.bootstrap else ''}, at least "
+             f"{duration_text(seconds)} here; Ctrl-C stops the run and writes "
              "nothing")
 
 # %% ../nbs/11_cli.ipynb #8219b74f
@@ -374,6 +418,7 @@ def command_run(args)->int:
     _say(o.quiet, f"GRCI on {shown_path(o.csv)}: {len(X)} patients ({int(g.D_.sum())} with {run.label}) x "
          f"{X.shape[1]} variables; skeleton with {edges} edges; {time.perf_counter() - t:.1f} s")
     if run.stability is not None: _say(o.quiet, _stability_line(run.stability, run.label))
+    if run.support is not None: _say(o.quiet, _support_line(run.support, run.g))
     replaced = {"run": " (the previous run there replaced whole)",
                 "forced": " (what was there replaced whole: --force)"}.get(plan.state, "")
     files = ", ".join(sorted(f.name for f in plan.target.iterdir()))

@@ -34,8 +34,9 @@ except ImportError: fcntl = None
 
 # %% ../nbs/cli/03_run_folder.ipynb #20de75f7
 RUN_RECORD = "run.json"  # written last into every run's folder, with the manifest of its files
-OUTPUT_NAMES = re.compile(r"(shapley_values|shapley_values_mean|root_causes|errors|skeleton|order|figures|stability)"
-                          r"\.csv|grci\.pkl|report\.html|(summary|stability|patient_row[1-9][0-9]{0,11})\.png")
+OUTPUT_NAMES = re.compile(r"(shapley_values|shapley_values_mean|root_causes|errors|skeleton|order|figures|stability"
+                          r"|edge_support)\.csv|grci\.pkl|report\.html"
+                          r"|(summary|stability|edge_support|patient_row[1-9][0-9]{0,11})\.png")
 PARTIAL, ASIDE = ".grci-lit-partial", ".grci-lit-old"  # endings of the folder being built and of an old run set aside
 
 def output_file(

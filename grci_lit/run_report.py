@@ -29,6 +29,7 @@ from .run_folder import output_file
 from .shapley import plot_beeswarm, plot_waterfall
 from .skeleton import draw_graph
 from .stability import SeedStability
+from .support import Support, plot_edge_support, support_columns
 from .tables import CLIError, plain_text, write_csv
 
 # %% ../nbs/cli/04_run_report.ipynb #9fbd2753
@@ -55,7 +56,8 @@ class FittedRun:
     stability:SeedStability=None # the fits over seeds (--seeds N >= 2), or None
     source:str="" # where the data came from (the report's title)
     dropped:int=0 # rows dropped by --dropna
-    seconds:float=float("nan") # fit time
+    seconds:float=float("nan") # fit time (with --bootstrap B: and the B refits')
+    support:Support=None # how often the fit's answers recur over refits on resampled patients (--bootstrap B)
 
     @property
     def label(self)->str:
@@ -69,9 +71,10 @@ class RunFigures:
     waterfalls:dict=field(default_factory=dict) # row position -> waterfall PNG (the files' and the report's)
     files:dict=field(default_factory=dict) # row position -> the file written for that patient (patient_row<k>.png)
     stability:bytes=None # stability.png, with --seeds N >= 2
+    edge_support:bytes=None # edge_support.png, with --bootstrap B
 
 # %% ../nbs/cli/04_run_report.ipynb #84c069fa
-TARGET_TAKEN = re.compile(r"patient|log_odds|n_root_causes|root_cause_\d+")  # names root_causes.csv gives its columns
+TARGET_TAKEN = re.compile(r"patient|log_odds|n_root_causes|root_cause_\d+|top1_support|support_\d+")  # its own columns
 
 def check_names(
     X:pd.DataFrame, # the variables
@@ -153,6 +156,13 @@ def _stability_png(stability:SeedStability, p:int)->bytes:
     fig.tight_layout()
     return png_bytes(fig, dpi=110)
 
+def _edge_support_png(support:Support, max_edges:int=30)->bytes:
+    "`plot_edge_support` on a new Figure: the fit's edges, then the refits' others, at most `max_edges`."
+    shown = min(max(len(support.edges), 1), max_edges)
+    fig = Figure(figsize=(6, 0.28 * shown + 1.6), layout="constrained")
+    plot_edge_support(support, max_edges=max_edges, ax=fig.subplots())
+    return png_bytes(fig, dpi=100)
+
 def _shown_patients(run:FittedRun, options:ReportOptions)->tuple: # (the PNG rows, the report's waterfall rows)
     "Diseased patients by predicted risk: `plots` spread from the highest to the lowest, and the `waterfalls` highest."
     sick = np.flatnonzero(run.g.D_.to_numpy() == 1)
@@ -178,6 +188,9 @@ def draw_figures(
     if run.stability is not None:
         figures.stability = _stability_png(run.stability, run.g.shap_.shape[1])
         output_file(folder, "stability.png").write_bytes(figures.stability)
+    if run.support is not None:
+        figures.edge_support = _edge_support_png(run.support)
+        output_file(folder, "edge_support.png").write_bytes(figures.edge_support)
     return figures
 
 # %% ../nbs/cli/04_run_report.ipynb #a35227e6
@@ -190,6 +203,7 @@ def root_cause_table(
     table = g.root_cause_table(top=options.top)
     table.insert(0, "log_odds", g.decision_function())
     table.insert(0, run.D.name, np.asarray(run.D))
+    if run.support is not None: table = support_columns(table, run.support)   # top1_support, support_1, ...
     return table if options.all_patients else table[(g.D_ == 1).to_numpy()]
 
 def write_results(
@@ -212,6 +226,7 @@ def write_results(
     if run.stability is not None:
         write_csv(run.stability.summary, path("stability.csv"), index_label="variable")
         write_csv(run.stability.shap_mean, path("shapley_values_mean.csv"), index_label="patient")
+    if run.support is not None: write_csv(run.support.edges, path("edge_support.csv"), index=False)
     if options.report: path("report.html").write_text(report_html(run, options, table, figures), encoding="utf-8")
     return sorted(p.name for p in Path(folder).iterdir())
 
@@ -221,7 +236,10 @@ padding:0 1em;color:#222}h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px
 margin-top:2em}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.25em .5em;
 text-align:left;vertical-align:top}th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
 img{max-width:100%}.note{color:#555;font-size:.92em}#search{font-size:1em;padding:.3em .5em;width:22em}
-details summary{cursor:pointer;color:#0645ad}"""
+details summary{cursor:pointer;color:#0645ad}.cause{border-radius:3px;padding:0 .25em;white-space:nowrap}
+.cause small{font-variant-numeric:tabular-nums}th button{font:inherit;font-weight:bold;background:none;border:0;
+padding:0;cursor:pointer;color:#0645ad}th[aria-sort=descending] button::after{content:" \\25BC"}
+th[aria-sort=ascending] button::after{content:" \\25B2"}"""
 
 _SEARCH_JS = """const box = document.getElementById('search'), rows = document.querySelectorAll('#patients tbody tr');
 box.addEventListener('input', () => {
@@ -229,6 +247,16 @@ box.addEventListener('input', () => {
   rows.forEach(r => { const ok = words.every(w => r.dataset.search.includes(w)); r.hidden = !ok; shown += ok; });
   document.getElementById('shown').textContent = shown;
 });"""
+
+_SORT_JS = """const order = (x, y) => x === y ? 0 : (x < y ? -1 : 1);
+document.querySelectorAll('#patients th button[data-col]').forEach(b => b.addEventListener('click', () => {
+  const th = b.parentElement, col = +b.dataset.col, body = document.querySelector('#patients tbody');
+  const down = th.getAttribute('aria-sort') !== 'descending';
+  document.querySelectorAll('#patients th').forEach(h => h.removeAttribute('aria-sort'));
+  th.setAttribute('aria-sort', down ? 'descending' : 'ascending');
+  const key = r => { const v = parseFloat(r.cells[col].dataset.value); return isNaN(v) ? -Infinity : v; };
+  [...body.rows].sort((p, q) => down ? order(key(q), key(p)) : order(key(p), key(q))).forEach(r => body.append(r));
+}));"""
 
 def html_text(text)->str:
     "Text for the report: HTML-escaped, without the control characters HTML does not allow (as `plain_text`)."
@@ -322,6 +350,28 @@ def _stability_section(run:FittedRun, options, table, figures)->list:
             "below come from the first fit.</p>", _table(st.summary, "variable"),
             _img(figures.stability, "stability over seeds")]
 
+_RESAMPLE_WORDS = {"distinct": "the distinct patients of a bootstrap draw, about 63 % of them, each once",
+                   "bootstrap": "bootstrap draws, n patients with repeats", "half": "half of the patients"}
+
+def _support_section(run:FittedRun, options, table, figures)->list:
+    "How often the fit's answers recur when GRCI is refitted on resampled patients (--bootstrap B)."
+    sup = run.support
+    if sup is None: return []
+    mine = sup.edges.share[sup.edges.in_fit]
+    span = f"in {mine.min():.0%} to {mine.max():.0%} of them" if len(mine) else "(it has none)"
+    low = int((table.top1_support < 0.5).sum())
+    edges = sup.edges.head(30).assign(in_fit=lambda t: np.where(t.in_fit, "yes", "no"))
+    edges = edges.rename(columns={"a": "one end", "b": "other end", "in_fit": "in the fit", "share": "support"})
+    return ["<h2>Support over resampled patients</h2>",
+            f"<p>GRCI was fitted again on {sup.n_boot} resamples of the patients ({_RESAMPLE_WORDS[sup.resample]}), "
+            "each refit explaining every patient. A root cause's support is the share of refits that name it one of "
+            "the patient's root causes; the support of a patient's top root cause (top1_support in root_causes.csv) "
+            f"is the share of refits whose top root cause is the fit's. {low} of the {len(table)} patients of "
+            f"root_causes.csv have a top root cause with support under 0.5. The fit's order recurs in {sup.order:.0%} "
+            f"of the refits, its {len(mine)} skeleton edges {span}.</p>",
+            _img(figures.edge_support, "the skeleton's edges by the share of refits that hold them"),
+            _table(edges.set_axis(range(1, len(edges) + 1)), "edge", digits=2)]
+
 def _summary_section(run:FittedRun, options, table, figures)->list:
     "The beeswarm over the diseased patients."
     e = html_text
@@ -332,8 +382,18 @@ def _summary_section(run:FittedRun, options, table, figures)->list:
             "variable's error term, low (blue) to high (red).</p>", _img(figures.summary, "summary beeswarm")]
 
 # %% ../nbs/cli/04_run_report.ipynb #10d48baa
-def _patient_row(run:FittedRun, pid, r, i:int, causes:list, figures:RunFigures)->str:
-    "One patient's row of the report's table: id (and figure file), D, log-odds, root causes, waterfall."
+def _causes_cell(causes:list, shares:list=None)->str:
+    "A patient's root causes; with support, each shaded by its share of refits, the share also written beside it."
+    if not causes: return "(none)"
+    if shares is None: return html_text(", ".join(causes))
+    def one(c, s):
+        if not np.isfinite(s): return html_text(c)
+        return (f'<span class="cause" style="background:rgba(31,119,180,{0.06 + 0.5 * s:.2f})" title="a root cause '
+                f'in {s:.0%} of the refits">{html_text(c)} <small>{s:.2f}</small></span>')
+    return " ".join(one(c, s) for c, s in zip(causes, shares))
+
+def _patient_row(run:FittedRun, pid, r, i:int, causes:list, figures:RunFigures, shares:list=None)->str:
+    "One patient's row of the report's table: id (and figure file), D, log-odds, [support,] root causes, waterfall."
     e, D = html_text, run.D
     img = figures.waterfalls.get(i)
     fig = (f"<details><summary>waterfall</summary>{_img(img, f'waterfall of patient {pid}')}</details>" if img
@@ -341,31 +401,51 @@ def _patient_row(run:FittedRun, pid, r, i:int, causes:list, figures:RunFigures)-
     key = " ".join([str(pid), str(D.iloc[i]), *causes]).lower()
     file = figures.files.get(i)
     name = e(str(pid)) + (f' <span class="note">({e(file)})</span>' if file else "")
+    top = "" if shares is None else f'<td class="num" data-value="{r.top1_support:.6g}">{r.top1_support:.2f}</td>'
     return (f'<tr data-search="{e(key)}"><td>{name}</td><td>{e(str(D.iloc[i]))}</td>'
-            f'<td class="num">{r.log_odds:+.2f}</td><td>{e(", ".join(causes)) or "(none)"}</td><td>{fig}</td></tr>')
+            f'<td class="num" data-value="{r.log_odds:.6g}">{r.log_odds:+.2f}</td>{top}'
+            f'<td>{_causes_cell(causes, shares)}</td><td>{fig}</td></tr>')
+
+
+# %% ../nbs/cli/04_run_report.ipynb #5e0a7c11
+def _patients_head(run:FittedRun, supported:bool)->str:
+    "The head of the patients' table; with support, the log-odds and the support sort the rows when clicked."
+    e = html_text
+    if not supported:
+        return (f"<tr><th>patient</th><th>{e(str(run.D.name))}</th><th>predicted log-odds</th><th>top root causes</th>"
+                "<th>figure</th></tr>")
+    return (f'<tr><th>patient</th><th>{e(str(run.D.name))}</th><th aria-sort="descending"><button type="button" '
+            'data-col="2">predicted log-odds</button></th><th><button type="button" data-col="3">support of the top '
+            'root cause</button></th><th>top root causes (support)</th><th>figure</th></tr>')
 
 def _patients_section(run:FittedRun, options:ReportOptions, table:pd.DataFrame, figures:RunFigures)->list:
     "The searchable table of patients, highest predicted risk first, at most `report_patients` of them."
-    e, g = html_text, run.g
+    e, g, supported = html_text, run.g, run.support is not None
     pos = {pid: k for k, pid in enumerate(g.shap_.index)}
     listed = table.sort_values("log_odds", ascending=False, kind="stable").iloc[:options.report_patients]
-    cause_cols = [c for c in table.columns if str(c).startswith("root_cause_")]
-    rows = [_patient_row(run, pid, r, pos[pid], [c for c in r[cause_cols] if isinstance(c, str)], figures)
+    cause_cols = [c for c in table.columns if re.fullmatch(r"root_cause_\d+", str(c))]
+    causes = lambda r: [c for c in r[cause_cols] if isinstance(c, str)]
+    shares = lambda r: [float(r[f"support_{c.rsplit('_', 1)[1]}"]) for c in cause_cols][:len(causes(r))]
+    rows = [_patient_row(run, pid, r, pos[pid], causes(r), figures, shares(r) if supported else None)
             for pid, r in listed.iterrows()]
     who = "every patient" if len(table) == len(g.D_) else f"the {len(table)} patients with {e(run.label)}"
     if len(listed) < len(table):
         who = f"the {len(listed)} highest predicted risks of {who} (root_causes.csv lists all {len(table)})"
+    sort = (" Click a column's name to sort by it; a root cause's shade and number are its support (section Support "
+            "over resampled patients)." if supported else "")
     return ["<h2>Patients</h2>",
             f"<p>Top root causes ({e(ranking_words(g))}) of {who}; waterfalls for the highest predicted risks. "
-            "Highest predicted risk first. Search by patient id, outcome or variable (all words must match).</p>",
+            "Highest predicted risk first. Search by patient id, outcome or variable (all words must match)."
+            f"{sort}</p>",
             f'<p><input id="search" type="search" placeholder="e.g. a variable or patient id" aria-label="search '
             f'patients"> <span id="shown">{len(rows)}</span> of {len(rows)} shown</p>',
-            f'<table id="patients"><thead><tr><th>patient</th><th>{e(str(run.D.name))}</th><th>predicted log-odds</th>'
-            f'<th>top root causes</th><th>figure</th></tr></thead><tbody>{"".join(rows)}</tbody></table>',
-            f"<script>{_SEARCH_JS}</script>"]
+            f'<table id="patients"><thead>{_patients_head(run, supported)}</thead><tbody>{"".join(rows)}</tbody>'
+            "</table>", f"<script>{_SEARCH_JS}</script>" + (f"\n<script>{_SORT_JS}</script>" if supported else "")]
+
 
 # %% ../nbs/cli/04_run_report.ipynb #af19e8a9
-REPORT_SECTIONS = [_data_section, _skeleton_section, _stability_section, _summary_section, _patients_section]
+REPORT_SECTIONS = [_data_section, _skeleton_section, _stability_section, _support_section, _summary_section,
+                   _patients_section]
 
 def report_html(
     run:FittedRun, # the fit

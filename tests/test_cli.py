@@ -774,3 +774,121 @@ def test_a_bomb_is_refused_before_it_is_unpacked(sim_csv, tmp_path, capsys, monk
     code, err = _main(tmp_path, capsys, tmp_path / "bomb.csv.gz", "--target", "dx")
     _check_one_line(code, err, "bomb.csv.gz: unpacks to more than 1,048,576 bytes", tmp_path / "out")
     assert "refused as a possible decompression bomb" in err
+
+
+# ------------------------------------------------------------------------------------------- --bootstrap B
+SUPPORT_NAMES = ["a", "b", "c", "d"]
+
+
+@pytest.fixture(scope="module")
+def support_runs(tmp_path_factory):
+    "A small simulated table (4 variables, 200 patients), run with --bootstrap 5 (two jobs) and without."
+    s = sample_dag(p=5, n=200, seed=3)
+    folder = tmp_path_factory.mktemp("support")
+    path = folder / "small.csv"
+    pd.DataFrame(s.X, columns=SUPPORT_NAMES).assign(dx=s.D).to_csv(path, index=False)
+    runs = {}
+    for name, extra in (("plain", []), ("support", ["--bootstrap", 5, "--n-jobs", 2])):
+        r = cli("run", path, "--target", "dx", "--seed", 4, "--out", folder / name, "--plots", 1, "--waterfalls", 3,
+                *extra)
+        assert r.returncode == 0, r.stderr
+        runs[name] = (folder / name, r)
+    return path, runs
+
+
+def test_bootstrap_writes_support_columns(support_runs):
+    "--bootstrap 5: top1_support and a support_k beside each root_cause_k, shares of 5 refits, as the library's."
+    from grci_lit.grci import GRCI
+    from grci_lit.support import bootstrap_support
+    from grci_lit.tables import read_table
+    path, runs = support_runs
+    folder, r = runs["support"]
+    rc = pd.read_csv(folder / "root_causes.csv", index_col="patient")
+    assert list(rc.columns) == ["dx", "log_odds", "n_root_causes", "top1_support", "root_cause_1", "support_1",
+                                "root_cause_2", "support_2", "root_cause_3", "support_3"]
+    shares = rc.filter(regex=r"^(top1_support|support_\d)$")
+    assert ((shares.dropna() >= 0) & (shares.dropna() <= 1)).all().all()
+    assert np.allclose((shares.fillna(0) * 5) % 1, 0)                     # shares of 5 refits
+    for k in (1, 2, 3):                                                   # a support where a root cause is named
+        assert (rc[f"support_{k}"].isna() == rc[f"root_cause_{k}"].isna()).all()
+    X, D, _ = read_table(path, "dx")
+    g = GRCI.load(folder / "grci.pkl")
+    sup = bootstrap_support(g, X, D, n_boot=5, seed=4)                      # same seed, one job: the same support
+    assert np.allclose(rc.top1_support, sup.answer_support.loc[rc.index])
+    named = rc.root_cause_1.notna()
+    expect = [sup.root_cause.loc[i, c] for i, c in rc.root_cause_1[named].items()]
+    assert np.allclose(rc.support_1[named], expect)
+    assert "over 5 refits on resampled patients" in r.stdout
+
+
+def test_bootstrap_edge_support(support_runs):
+    "edge_support.csv lists the fit's skeleton edges first (in_fit), each with the share of refits that hold it."
+    folder, _ = support_runs[1]["support"]
+    edges = pd.read_csv(folder / "edge_support.csv")
+    assert list(edges.columns) == ["a", "b", "in_fit", "share"]
+    A = pd.read_csv(folder / "skeleton.csv", index_col="variable")
+    fit = {frozenset((a, b)) for a in A.index for b in A.columns if A.loc[a, b]}
+    assert {frozenset(e) for e in edges[edges.in_fit][["a", "b"]].itertuples(index=False)} == fit
+    assert edges.share.between(0, 1).all() and (edges.in_fit | (edges.share > 0)).all()
+    assert list(edges.in_fit) == sorted(edges.in_fit, reverse=True)       # the fit's edges first
+    assert (folder / "edge_support.png").stat().st_size > 1000
+    page = (folder / "report.html").read_text()
+    assert "<h2>Support over resampled patients</h2>" in page and 'data-col="3"' in page
+
+
+def test_without_bootstrap_nothing_changes(support_runs):
+    "Without --bootstrap: root_causes.csv has the columns it always had, and the same cells as the run with support."
+    runs = support_runs[1]
+    plain, support = runs["plain"][0], runs["support"][0]
+    text = (plain / "root_causes.csv").read_text()
+    assert text.splitlines()[0] == "patient,dx,log_odds,n_root_causes,root_cause_1,root_cause_2,root_cause_3"
+    cells = lambda f: pd.read_csv(f, dtype=str, keep_default_na=False)
+    with_support = cells(support / "root_causes.csv").drop(columns=["top1_support", "support_1", "support_2",
+                                                                    "support_3"])
+    pd.testing.assert_frame_equal(cells(plain / "root_causes.csv"), with_support)   # the same fit, the same cells
+    assert not (plain / "edge_support.csv").exists() and not (plain / "edge_support.png").exists()
+    page = (plain / "report.html").read_text()
+    assert "Support over resampled patients" not in page and "data-col" not in page
+
+
+@pytest.mark.parametrize("value, message", [
+    ("1", "--bootstrap must be an integer >= 2 (the number of refits), got 1"),
+    ("0", "--bootstrap must be an integer >= 2 (the number of refits), got 0"),
+    ("-3", "--bootstrap must be an integer >= 2 (the number of refits), got -3"),
+    ("2.5", "argument --bootstrap: invalid int value: '2.5'"),
+    ("many", "argument --bootstrap: invalid int value: 'many'")])
+def test_bad_bootstrap_one_line(support_runs, tmp_path, value, message):
+    path = support_runs[0]
+    r = cli("run", path, "--target", "dx", "--bootstrap", value, "--out", tmp_path / "o")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("grci-lit: error: ") and message in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_support_report_sorts_in_chromium(support_runs):
+    "The report's patients sort by the support of their top root cause when its column's name is clicked, and back."
+    sync_playwright = _browser()
+    folder, _ = support_runs[1]["support"]
+    rc = pd.read_csv(folder / "root_causes.csv", index_col="patient")
+    errors = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((folder / "report.html").as_uri())
+        column = lambda k: [float(c) for c in page.eval_on_selector_all(
+            f"#patients tbody tr td:nth-child({k})", "cells => cells.map(c => c.dataset.value)")]
+        assert column(3) == sorted(column(3), reverse=True)                 # highest predicted risk first
+        page.click("button[data-col='3']")
+        shares = column(4)
+        assert shares == sorted(shares, reverse=True) and len(shares) == len(rc)
+        assert sorted(shares) == pytest.approx(sorted(rc.top1_support))
+        assert page.get_attribute("th:has(button[data-col='3'])", "aria-sort") == "descending"
+        page.click("button[data-col='3']")
+        assert column(4) == sorted(shares)
+        page.click("button[data-col='2']")
+        assert column(3) == sorted(column(3), reverse=True)
+        assert page.locator(".cause small").count() == int(rc.filter(like="root_cause_").notna().sum().sum())
+        browser.close()
+    assert not errors, errors
