@@ -173,11 +173,21 @@ def test_every_chapter_page_has_an_errata_link(site):
     assert "**Chapter**" in template.read_text() and "**Cell**" in template.read_text()
 
 
+def _page_of(chapter):
+    "The page a chapter of the course becomes: its front matter's output-file, else its name without the number."
+    import json
+    cells = json.loads((Path(__file__).resolve().parents[1] / "nbs" / f"{chapter}.ipynb").read_text())["cells"]
+    fm = "".join(cells[0]["source"]) if cells and cells[0]["cell_type"] == "raw" else ""
+    m = re.search(r"^output-file:\s*(\S+)", fm, re.M)
+    return m[1] if m else re.sub(r"^\d+_", "", chapter) + ".html"
+
+
 def test_answers_are_folded_and_their_markers_hidden(site):
     "A worked answer shows without nbgrader's marker lines, folded; an answer key folds under 'Answer key'."
     from grci_lit import course
+    assert _page_of("08a_support") == "support.html" and _page_of("08_grci") == "grci.html"
     for n in course.COURSE:
-        name = re.sub(r"^\d+_", "", n) + ".html"
+        name = _page_of(n)
         text = (site / name).read_text()
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text, f"{name} shows a solution marker"
     grci = (site / "grci.html").read_text()
