@@ -138,6 +138,7 @@ def build_grci(
     return GRCI(variant=grci_settings(o), seed=o.seed, reference=o.reference, n_jobs=o.n_jobs, scheduler=o.scheduler,
                 verbose=not o.quiet)
 
+# %% ../nbs/11_cli.ipynb #6903033a
 def run_seconds(
     o:RunOptions, # the run's options (n_jobs, bootstrap)
     cost:dict, # `check_size`'s answer for the fit

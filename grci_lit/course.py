@@ -221,6 +221,7 @@ def _noted(nb, note, cell_id):
     cells.insert(at, {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": note})
     return dict(nb, cells=cells)
 
+# %% ../nbs/93_teaching.ipynb #7bfb1fba
 def reader_copy(
     nb:dict, # a chapter
 )->dict: # the chapter a reader downloads from the site
@@ -345,6 +346,7 @@ def verify(
     rep["seconds"] = round(rep["seconds"], 2)
     return rep
 
+# %% ../nbs/93_teaching.ipynb #bf38862f
 def _keys(src, student, found, rep):
     "Each conceptual exercise: the words of its answer key in the chapter, and whether the student copy has a blank"
     keys = {c["id"]: c["source"] for c in src["cells"] if _is_answer(c)}
@@ -597,6 +599,7 @@ def key_equation(
             if pick is None or pick in m[0]: return _sentence_before(c["source"], m.start()), m[0]
     return None
 
+# %% ../nbs/93_teaching.ipynb #a5ff19a1
 def _is_toy(c): return c["cell_type"] == "code" and re.search(r"^\s*interact\(", c["source"], re.M) is not None
 
 def first_figure(
@@ -667,6 +670,7 @@ def _chapters_to(args, core_only=False):
         else: out.append(p)
     return out
 
+# %% ../nbs/93_teaching.ipynb #75d4819f
 def verify_many(
     chapters:list, # chapter notebooks
     jobs:int=2, # chapters run at once, each in a fresh Python process
