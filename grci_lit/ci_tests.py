@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaincc, ndtr
+from fastcore.basics import patch
 
 try: from numpy.linalg._umath_linalg import det as _det_gufunc     # np.linalg.det without its Python-side checks
 except ImportError: _det_gufunc = None
@@ -737,58 +738,65 @@ class ResidualCache:
     def __getstate__(self): return {k: self.__dict__[k] for k in ("X", "residualizer", "approximation", "cache_mb")}  # ship no cache
     def __setstate__(self, state): self.__dict__.update(state); self._reset()
 
-    def conditioning(self, S:tuple):
-        "Z-scored columns `S` and their MARS design (sort order and predictor-only sums) or spline basis (LRU-cached: shared by every column residualized on `S`)."
-        hit = self.sets.get(S)
-        if hit is not None: self.sets.move_to_end(S); return hit[:2]
-        zs = zscore(self.X[:, list(S)], name="z")                          # exactly what `residualize` does
-        aux = mars_design(zs) if self.residualizer == "mars" else spline_basis(zs)
-        size = zs.nbytes + aux.nbytes
-        if size <= self.max_set_bytes:
-            self.sets[S] = (zs, aux, size); self.set_bytes += size
-            while self.set_bytes > self.max_set_bytes: self.set_bytes -= self.sets.popitem(last=False)[1][2]
-        return zs, aux
+# %% ../nbs/05_ci_tests.ipynb #0758bffb
+@patch
+def conditioning(self:ResidualCache, S:tuple):
+    "Z-scored columns `S` and their MARS design (sort order and predictor-only sums) or spline basis (LRU-cached: shared by every column residualized on `S`)."
+    hit = self.sets.get(S)
+    if hit is not None: self.sets.move_to_end(S); return hit[:2]
+    zs = zscore(self.X[:, list(S)], name="z")                          # exactly what `residualize` does
+    aux = mars_design(zs) if self.residualizer == "mars" else spline_basis(zs)
+    size = zs.nbytes + aux.nbytes
+    if size <= self.max_set_bytes:
+        self.sets[S] = (zs, aux, size); self.set_bytes += size
+        while self.set_bytes > self.max_set_bytes: self.set_bytes -= self.sets.popitem(last=False)[1][2]
+    return zs, aux
 
-    def residuals(self, i:int, S=()) -> np.ndarray:
-        "Residuals (n, 5) of the features of column `i` given the columns `S` (cached)."
-        key = (int(i), tuple(sorted(int(s) for s in S)))
-        if key[0] in key[1]: raise ValueError(f"column {i} is in its own conditioning set {key[1]}")
-        r = self.cache.get(key)
-        if r is not None: self.cache.move_to_end(key); self.hits += 1; return r
-        self.misses += 1
-        F = self.features.get(key[0])
-        if F is None: F = self.features[key[0]] = feature_map(self.X[:, key[0]])
-        if not key[1]: r = F                                            # nothing to condition on
-        else:
-            zs, aux = self.conditioning(key[1])
-            r = mars_fit(zs, F, design=aux).residuals if self.residualizer == "mars" else F - aux @ (aux.T @ F)   # as spline_residuals
-            self.n_fits += 1
-        if self.max_items > 0:
-            self.cache[key] = r
-            if len(self.cache) > self.max_items: self.cache.popitem(last=False)
-        return r
+@patch
+def residuals(self:ResidualCache, i:int, S=()) -> np.ndarray:
+    "Residuals (n, 5) of the features of column `i` given the columns `S` (cached)."
+    key = (int(i), tuple(sorted(int(s) for s in S)))
+    if key[0] in key[1]: raise ValueError(f"column {i} is in its own conditioning set {key[1]}")
+    r = self.cache.get(key)
+    if r is not None: self.cache.move_to_end(key); self.hits += 1; return r
+    self.misses += 1
+    F = self.features.get(key[0])
+    if F is None: F = self.features[key[0]] = feature_map(self.X[:, key[0]])
+    if not key[1]: r = F                                            # nothing to condition on
+    else:
+        zs, aux = self.conditioning(key[1])
+        r = mars_fit(zs, F, design=aux).residuals if self.residualizer == "mars" else F - aux @ (aux.T @ F)   # as spline_residuals
+        self.n_fits += 1
+    if self.max_items > 0:
+        self.cache[key] = r
+        if len(self.cache) > self.max_items: self.cache.popitem(last=False)
+    return r
 
-    def p_value(self, i:int, j:int, S=()) -> float:
-        "p-value of the test of column `i` independent of column `j` given the columns `S` (the test is symmetric in `i`, `j`: each is computed once)."
-        key = (min(int(i), int(j)), max(int(i), int(j)), tuple(sorted(int(s) for s in S)))
-        p = self.pvalues.get(key)
-        if p is not None: self.repeats += 1; return p
-        p = self.pvalues[key] = residual_p_value(self.residuals(i, S), self.residuals(j, S), self.approximation).p_value
-        return p
-    def p_values(self, tests) -> list:
-        "p-values of many tests `(i, j, S)` at once: each the number `p_value` gives, the LPB4 steps of all new ones together."
-        keys = [(min(int(i), int(j)), max(int(i), int(j)), tuple(sorted(int(s) for s in S))) for i, j, S in tests]
-        new = {}                                                        # key -> the test as first asked (its orientation sets the rounding)
-        for key, test in zip(keys, tests):
-            if key in self.pvalues or key in new: self.repeats += 1
-            else: new[key] = test
-        stats = [residual_statistic(self.residuals(i, S), self.residuals(j, S)) for i, j, S in new.values()]
-        some = [k for k, (_, lam) in enumerate(stats) if lam.size]
-        ps = [1.0] * len(stats)                                         # no positive weight: p = 1, as `residual_p_value`
-        for k, (p, _) in zip(some, weighted_chi2_sf_many([stats[k][1] for k in some], [stats[k][0] for k in some], self.approximation)): ps[k] = p
-        self.pvalues.update(zip(new, ps))
-        return [self.pvalues[key] for key in keys]
-    __call__ = p_value   # an index-based test (i, j, S) -> p, as `skeleton_stable` calls it
+# %% ../nbs/05_ci_tests.ipynb #09a82cea
+@patch
+def p_value(self:ResidualCache, i:int, j:int, S=()) -> float:
+    "p-value of the test of column `i` independent of column `j` given the columns `S` (the test is symmetric in `i`, `j`: each is computed once)."
+    key = (min(int(i), int(j)), max(int(i), int(j)), tuple(sorted(int(s) for s in S)))
+    p = self.pvalues.get(key)
+    if p is not None: self.repeats += 1; return p
+    p = self.pvalues[key] = residual_p_value(self.residuals(i, S), self.residuals(j, S), self.approximation).p_value
+    return p
+@patch
+def p_values(self:ResidualCache, tests) -> list:
+    "p-values of many tests `(i, j, S)` at once: each the number `p_value` gives, the LPB4 steps of all new ones together."
+    keys = [(min(int(i), int(j)), max(int(i), int(j)), tuple(sorted(int(s) for s in S))) for i, j, S in tests]
+    new = {}                                                        # key -> the test as first asked (its orientation sets the rounding)
+    for key, test in zip(keys, tests):
+        if key in self.pvalues or key in new: self.repeats += 1
+        else: new[key] = test
+    stats = [residual_statistic(self.residuals(i, S), self.residuals(j, S)) for i, j, S in new.values()]
+    some = [k for k, (_, lam) in enumerate(stats) if lam.size]
+    ps = [1.0] * len(stats)                                         # no positive weight: p = 1, as `residual_p_value`
+    for k, (p, _) in zip(some, weighted_chi2_sf_many([stats[k][1] for k in some], [stats[k][0] for k in some], self.approximation)): ps[k] = p
+    self.pvalues.update(zip(new, ps))
+    return [self.pvalues[key] for key in keys]
+
+ResidualCache.__call__ = ResidualCache.p_value   # an index-based test (i, j, S) -> p, as `skeleton_stable` calls it
 
 # %% ../nbs/05_ci_tests.ipynb #a554a345
 def plot_ci_residuals(
