@@ -8,7 +8,8 @@ Docs: https://grci-lit.github.io/grci_lit/extract_errors.html.md"""
 __all__ = ['SINK_RULES', 'PROJECTIONS', 'TOY_HNM_EDGES', 'subsample_rows', 'register_sink_rule', 'check_sink_rule',
            'mi_sink_rule', 'sink_score', 'find_sink', 'AveragedPartialOut', 'ExtractStep', 'extract_steps',
            'ErrorModel', 'sink_margin', 'extract_errors', 'toy_hnm', 'Direction', 'causal_direction',
-           'plot_extract_step', 'likelihood_sink_rule', 'hsic_sink_rule', 'skew_sink_rule', 'bagged_sink_rule']
+           'plot_extract_step', 'likelihood_sink_rule', 'hsic_sink_rule', 'skew_sink_rule', 'bagged_sink_rule',
+           'normality_sink_rule', 'score_sink_rule']
 
 # %% ../nbs/04_extract_errors.ipynb #b5701e59
 from dataclasses import dataclass
@@ -509,6 +510,55 @@ def bagged_sink_rule(
 register_sink_rule("skew", skew_sink_rule)
 register_sink_rule("bagged", bagged_sink_rule)   # bagged over the paper's rule, 5 halves of the rows
 
+
+# %% ../nbs/04_extract_errors.ipynb #5a1e0013
+def normality_sink_rule(
+    V:np.ndarray, # n x q the candidate's neighbours (this rule does not read them)
+    x:np.ndarray, # n the candidate's values (this rule does not read them)
+    r:np.ndarray, # n its Partial-Out residual given V
+    scale:np.ndarray, # n Partial-Out's fitted scale sigma_hat(V) (positive)
+    k:int=10, # unused (the registry's signature)
+)->float: # the negentropy of r / sigma_hat: 0 for a Gaussian residual; the lowest is the sink
+    "HOST-style: how far the candidate's standardized residual is from Gaussian (Gaussian entropy minus Vasicek's)."
+    u = r / scale
+    return float(0.5 * np.log(2 * np.pi * np.e * np.var(u)) - differential_entropy(u))
+
+def _cubic_spline_basis(
+    u:np.ndarray, # n values
+    knots:int=5, # interior knots, at equally spaced quantiles of u
+)->np.ndarray: # n x (4 + knots): 1, u, u^2, u^3 and one truncated cube per knot
+    "A cubic regression spline's basis in `u` (truncated powers)."
+    at = np.quantile(u, np.linspace(0, 1, knots + 2)[1:-1])
+    return np.column_stack([u ** 0, u, u ** 2, u ** 3, np.maximum(u[:, None] - at, 0) ** 3])
+
+# %% ../nbs/04_extract_errors.ipynb #5a1e0015
+def score_sink_rule(
+    V:np.ndarray, # n x q the candidate's neighbours
+    x:np.ndarray, # n the candidate's values
+    r:np.ndarray, # n its Partial-Out residual given V
+    scale:np.ndarray, # n Partial-Out's fitted scale sigma_hat(V) (positive)
+    k:int=10, # unused (the registry's signature)
+    features:int=100, # random Fourier features of (x, V), standardized (a Gaussian kernel of bandwidth sqrt(q + 1))
+    ridge:float=1e-3, # lambda, added to the features' second-moment matrix
+    seed:int=0, # the features' frequencies (the same for every candidate with as many neighbours)
+)->float: # the share of sigma_hat * score's variance a cubic spline in r / sigma_hat leaves; the lowest is the sink
+    "NoGAM-style: x's score given V by score matching, and how much of it the standardized residual fails to predict."
+    sd = x.std()
+    Z = np.column_stack([(x - x.mean()) / sd, (V - V.mean(0)) / V.std(0)])
+    n, d = Z.shape
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((d, features)) / np.sqrt(d)
+    A = Z @ W + rng.uniform(0, 2 * np.pi, features)
+    phi = np.column_stack([Z[:, 0], np.cos(A)])                      # features, x itself first
+    dphi = np.column_stack([np.ones(n), -np.sin(A) * W[0]])          # their derivatives along x (standardized)
+    theta = -np.linalg.solve(phi.T @ phi / n + ridge * np.eye(features + 1), dphi.mean(0))
+    t = phi @ theta / sd * scale                                     # sigma_hat times the score along x
+    B = _cubic_spline_basis(r / scale)
+    fit = B @ np.linalg.lstsq(B, t, rcond=None)[0]
+    return float(np.mean((t - fit) ** 2) / np.var(t))
+
+register_sink_rule("normality", normality_sink_rule)
+register_sink_rule("score", score_sink_rule)
 
 # %% ../nbs/04_extract_errors.ipynb #d0c60004
 from .core import document_parameters
