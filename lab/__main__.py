@@ -218,7 +218,8 @@ def build_parser()->argparse.ArgumentParser:
     z.add_argument("--step", type=int, default=1, help="every step-th seed (to split a run between processes)")
     z.add_argument("--reverse", action="store_true", help="seeds from the last down (a second process meets the first)")
     lo = st.add_parser("lofo", help=stage_lofo.__doc__); lo.set_defaults(run=stage_lofo)
-    lo.add_argument("--families", nargs="+", default=fams, choices=fams)
+    lo.add_argument("--families", nargs="+", default=fams, choices=fams + held,
+                    help="zoo families (the default) or the held-out families no choice saw, tabled apart")
     lo.add_argument("--sizes", nargs="+", default=["10x1000"], help="variables x rows (default 10x1000)")
     lo.add_argument("--seeds", nargs=2, type=int, default=[200, 204], help="first and one-past-last seed (default 200 204)")
     lo.add_argument("--rules", nargs="+", default=None, help="names of SINK_RULES (default: every one)")

@@ -16,6 +16,7 @@ import pandas as pd
 from grci_lit.extract import SINK_RULES
 from grci_lit.grci import DEFAULT, mad_normalize
 from grci_lit.partial_out import partial_out
+from grci_lit.simulate import HELD_OUT_FAMILIES, ZOO_FAMILIES
 
 from .settings import make_grci
 from .store import Store
@@ -123,13 +124,16 @@ def sink_rule_rows(
 
 def sink_rule_table(
     rows:pd.DataFrame, # `sink_rule_rows`
+    families=None, # the families tabled and pooled (None: the zoo's; `HELD_OUT_FAMILIES` apart)
+    pooled:str="every family", # the pooled row's name
 )->pd.DataFrame: # per family and pooled: data sets, each rule's recovered and true-skeleton RBO, true parents, true errors
-    "The ladder per sink rule: mean RBO per family and over every family (each data set counted once)."
+    "The ladder per sink rule: mean RBO per family and pooled over `families` (each data set counted once)."
+    rows = rows[rows.family.isin(list(ZOO_FAMILIES if families is None else families))]
     wide = rows.assign(col=np.where(rows.rule == "-", rows.rung, rows.rule + ": " + rows.rung)).pivot_table(
         index=["family", "p", "n", "seed"], columns="col", values="rbo")
     cols = [f"{r}: {g}" for r in SINK_RULES for g in RULE_RUNGS if f"{r}: {g}" in wide] + SHARED_RUNGS
     t = wide.groupby("family")[cols].mean().round(3)
-    t.loc["every family"] = wide[cols].mean().round(3)
+    t.loc[pooled] = wide[cols].mean().round(3)
     t.insert(0, "data sets", list(wide.groupby("family").size()) + [len(wide)])
     for r in [r for r in SINK_RULES if f"{r}: recovered" in wide and wide[f"{r}: recovered"].isna().any()]:
         got = wide[f"{r}: recovered"].notna()                                   # a rule measured on a subset: its count
@@ -140,3 +144,39 @@ def sink_rule_table(
         per = zoo_table(pair, r, "mi", by=("family",))
         t[f"{r} - mi: recovered"] = [_diff(per.loc[f]) for f in t.index[:-1]] + [_diff(zoo_table(pair, r, "mi", by=()).iloc[0])]
     return t.rename_axis("family").reset_index()
+
+
+def _paired(rec, rule, base="mi"):
+    "`zoo_table`'s pooled row of rule - base on the recovered rungs `rec` (label, rbo, ... per data set)."
+    return zoo_table(rec[rec.label.isin([rule, base])], rule, base, by=()).iloc[0]
+
+
+def sink_rule_lofo(
+    rows:pd.DataFrame, # `sink_rule_rows` (zoo families, and held-out families if measured)
+    base:str="mi", # the default's rule, which a choice must beat
+)->pd.DataFrame: # one row per fold: the rule chosen without the family, its gain there, and on the family
+    """Find-Sink's rule chosen as the protocol chooses: with one zoo family held out, the rule of the largest mean
+    paired gain over `base` on the other families' recovered errors (`base` itself if none gains), judged on the
+    held-out family; then the rule chosen on every zoo family, judged on each family of `HELD_OUT_FAMILIES` measured."""
+    rec = rows[rows.rung == "recovered"].rename(columns={"rule": "label"}).assign(seconds=np.nan)
+    w = rec.pivot_table(index=["family", "p", "n", "seed"], columns="label", values="rbo")
+    gains = w.drop(columns=base).sub(w[base], axis=0)
+    fam = gains.index.get_level_values("family")
+    zoo = [f for f in ZOO_FAMILIES if f in set(fam)]
+    def choose(on):
+        g = gains[fam.isin(on)].mean()
+        return (g.idxmax(), g.max()) if g.max() > 0 else (base, 0.0)
+    out = []
+    for held in zoo + [f for f in HELD_OUT_FAMILIES if f in set(fam)]:
+        pick, gain = choose([f for f in zoo if f != held])
+        here = rec[rec.family == held]
+        t = _paired(here, pick, base) if pick != base else None
+        out.append({"held-out family": held, "held out of the zoo": held in HELD_OUT_FAMILIES,
+                    "data sets": int(here.groupby(["p", "n", "seed"]).ngroups), "chosen": pick,
+                    "its gain on the others": round(gain, 4),
+                    f"held out: chosen - {base}": _diff(t) if t is not None else "+0.000 (the same rule)",
+                    "diff": round(t["diff"], 4) if t is not None else 0.0,
+                    "ci_low": round(t["ci_low"], 4) if t is not None else 0.0,
+                    "ci_high": round(t["ci_high"], 4) if t is not None else 0.0})
+    return pd.DataFrame(out)
+

@@ -12,7 +12,7 @@ from grci_lit.support import reliability_table
 
 from .settings import REPORT_SEEDS, SECOND_DRAW, ZOO_VARIANTS
 from .store import LAB, Store
-from .lofo import lofo_table, sink_rule_rows, sink_rule_table
+from .lofo import lofo_table, sink_rule_lofo, sink_rule_rows, sink_rule_table
 from .undo import undo_table
 from .zoo import ladder_rows, parse_name, zoo_results, zoo_table
 
@@ -79,7 +79,11 @@ def write_tables(records=None, out=None)->dict:
     rankings = zoo_results(store("zoo_rankings_tuning"))
     if len(report) and len(tuning): tables["zoo_lofo"] = lofo_table(report, tuning, rankings if len(rankings) else None)
     rules = sink_rule_rows(store("zoo_sink_rules"))
-    if len(rules): tables["zoo_sink_rules"] = sink_rule_table(rules)
+    if len(rules):
+        from grci_lit.simulate import HELD_OUT_FAMILIES
+        tables["zoo_sink_rules"], tables["zoo_sink_rule_lofo"] = sink_rule_table(rules), sink_rule_lofo(rules)
+        if rules.family.isin(list(HELD_OUT_FAMILIES)).any():
+            tables["held_out_sink_rules"] = sink_rule_table(rules, HELD_OUT_FAMILIES, "both held-out families")
     rungs = ladder_rows(store("zoo_tuning"))
     if len(rungs): tables["zoo_ladder"] = ladder_table(rungs, list(ZOO_FAMILIES))
     undone = zoo_results(store("zoo_undo"))

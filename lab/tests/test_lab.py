@@ -137,6 +137,25 @@ def test_lofo_table_chooses_without_the_held_out_family():
     assert t.loc["every family", "chosen - paper"].startswith("+0.000") and t.loc["every family", "data sets"] == 12
 
 
+def test_sink_rule_lofo_chooses_without_the_held_out_family():
+    "Known answer: rule a gains only on hnm, b only on pnl; held out hnm, b is chosen (and gains nothing there); on mixed, a."
+    from lab.lofo import sink_rule_lofo, sink_rule_table
+    gains = {"hnm": dict(a=0.2, b=0.0), "pnl": dict(a=0.0, b=0.1), "mixed": dict(a=0.05, b=-0.3)}
+    rows = [dict(family=f, p=5, n=100, seed=s, rule=r, rung="recovered", rbo=0.5 + 0.01 * s + g.get(r, 0.0) + 0.001 * (s % 2))
+            for f, g in gains.items() for s in range(6) for r in ("mi", "a", "b")]
+    rows += [dict(family=f, p=5, n=100, seed=s, rule="-", rung=k, rbo=0.9) for f in gains for s in range(6)
+             for k in ("true_parents", "true_errors")]                             # the rungs no rule changes
+    t = sink_rule_lofo(pd.DataFrame(rows)).set_index("held-out family")
+    assert list(t.index) == ["hnm", "pnl", "mixed"] and list(t["held out of the zoo"]) == [False, False, True]
+    assert list(t.chosen) == ["b", "a", "a"] and (t["data sets"] == 6).all()
+    assert t.loc["hnm", "diff"] == 0.0 and t.loc["mixed", "diff"] == 0.05 and t.loc["mixed", "ci_low"] > 0
+    assert t.loc["hnm", "its gain on the others"] == 0.1 and t.loc["mixed", "its gain on the others"] == 0.1
+    table = sink_rule_table(pd.DataFrame(rows)).set_index("family")                  # the zoo's ladder: mixed left out
+    assert list(table.index) == ["hnm", "pnl", "every family"] and table.loc["every family", "data sets"] == 12
+    none = sink_rule_lofo(pd.DataFrame([dict(r, rbo=0.5 - 0.1 * (r["rule"] != "mi")) for r in rows])).set_index("held-out family")
+    assert (none.chosen == "mi").all() and none["held out: chosen - mi"].str.startswith("+0.000").all()   # none gains: mi
+
+
 def test_undo_stage_fits_every_change_undone_and_resumes(tmp_path):
     argv = ("undo", "--families", "mlp", "--sizes", "5x200", "--seeds", 0, 1, "--n-truth", 2000)
     assert run(tmp_path, *argv) == 0
@@ -268,7 +287,8 @@ def test_scale_stage_writes_the_harness_records(tmp_path, monkeypatch):
 def test_tables_stage_writes_what_results_holds(tmp_path):
     "results/zoo_*.csv are what the lab's records give: rewritten from them, byte for byte."
     main(["tables", "--results", str(tmp_path)])                                       # the committed records
-    for name in ("zoo_headline", "zoo_second_draw", "zoo_ladder", "zoo_lofo", "zoo_sink_rules", "zoo_undo", "support_calibration"):
+    for name in ("zoo_headline", "zoo_second_draw", "zoo_ladder", "zoo_lofo", "zoo_sink_rules", "zoo_sink_rule_lofo",
+                 "held_out_sink_rules", "zoo_undo", "support_calibration"):
         assert (tmp_path / f"{name}.csv").read_bytes() == (ROOT / "results" / f"{name}.csv").read_bytes(), name
 
 
