@@ -116,6 +116,7 @@ def fmt_diff(d)->str:
     m, h, k = t_ci(d)
     return _diff_text(m, m - h, m + h, (d > 0).sum(), (d < 0).sum()) if k else ""
 
+# %% ../../nbs/bench/06_report.ipynb #4361dc5c
 def headline_table(
     df:pd.DataFrame, # `load_cached` rows of one table (both variants and the baselines, on the same data sets)
     keys:list, # the cell's columns, e.g. ["p", "n"] or ["dataset"]
@@ -147,6 +148,7 @@ def headline_table(
     out = pd.DataFrame(rows)
     return out if published is not None else out.drop(columns="paper (published)")
 
+# %% ../../nbs/bench/06_report.ipynb #6947ca08
 def seconds_table(
     syn:pd.DataFrame, # `load_cached` rows of a grid
     published=PAPER_SECONDS, # the paper's Table 1(c)
@@ -159,7 +161,6 @@ def seconds_table(
                      "paper's algorithm": med[PAPER_LABEL], "default": med[DEFAULT_LABEL],
                      "default / paper's algorithm": med[DEFAULT_LABEL] / med[PAPER_LABEL]})
     return pd.DataFrame(rows)
-
 
 # %% ../../nbs/bench/06_report.ipynb #8848292f
 def _save(fig, path):
@@ -416,18 +417,22 @@ def source_hash(
             node.body = body[1:] or [ast.Pass()]
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
 
+# %% ../../nbs/bench/06_report.ipynb #8ff0693f
 def file_hash(path)->str:
     "`source_hash` of a file: how provenance names the code a table's fits ran."
     st = Path(path).stat()
     return _file_hash(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
 
+# %% ../../nbs/bench/06_report.ipynb #8ae08b16
 @functools.lru_cache(maxsize=512)
 def _file_hash(path, mtime_ns, size): return source_hash(Path(path).read_text())   # parsed once per version of the file
 
+# %% ../../nbs/bench/06_report.ipynb #ad23237f
 def _package()->Path:
     import grci_lit
     return Path(grci_lit.__file__).resolve().parent
 
+# %% ../../nbs/bench/06_report.ipynb #6ec50294
 def stale_files(
     code_files:dict, # relative path in the package -> `file_hash` when the table's fits ran
     root=None, # the package folder to compare with (default: this package)
@@ -436,11 +441,13 @@ def stale_files(
     root = Path(root or _package())
     return sorted(f for f, h in code_files.items() if not (root / f).exists() or file_hash(root / f) != h)
 
+# %% ../../nbs/bench/06_report.ipynb #e7843955
 def _duration(s)->str:
     "Seconds as a reader counts them: '16 s', '9.1 min', '5.2 h'."
     if s is None or not np.isfinite(s): return ""
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min" if s < 7200 else f"{s / 3600:.1f} h"
 
+# %% ../../nbs/bench/06_report.ipynb #b2e52c5c
 def provenance_table(
     prov:dict, # results/provenance.json: {"tables": {name: record}}
     root=None, # the package folder to compare with (default: this package)
@@ -458,7 +465,6 @@ def provenance_table(
                      "machine": f"{m.get('cpu')}, {m.get('blas_threads')} BLAS thread(s), kernel {m.get('blas_kernel')}",
                      "status": status})
     return pd.DataFrame(rows)
-
 
 # %% ../../nbs/bench/06_report.ipynb #prov0001
 MEASURING = ("grci_lit.bench.runner", "grci_lit.bench.pairs")   # the modules whose imports decide the report's numbers
@@ -492,6 +498,7 @@ def code_files_at(
         out[f] = source_hash(r.stdout) if r.returncode == 0 else ""
     return out
 
+# %% ../../nbs/bench/06_report.ipynb #52a0e3ff
 def code_fingerprint(
     files:dict=None, # `code_files`' answer (None: `code_files()`)
 )->str: # 16 hex digits: equal fingerprints, the same numeric code
@@ -507,4 +514,3 @@ def machine()->dict: # cpu, cores, python, blas_threads, blas_kernel
         cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), cpu)
     return dict(cpu=cpu, cores=os.cpu_count(), python=platform.python_version(),
                 blas_threads=os.environ.get("OPENBLAS_NUM_THREADS"), blas_kernel=os.environ.get("OPENBLAS_CORETYPE", "auto"))
-
